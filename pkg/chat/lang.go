@@ -1,0 +1,29 @@
+package chat
+
+import (
+	"errors"
+	"regexp"
+
+	"golang.org/x/text/language"
+)
+
+// MaxLanguageTagLen is the contract's bound on a preferred language tag.
+const MaxLanguageTagLen = 35
+
+var tagChars = regexp.MustCompile(`^[A-Za-z0-9]+(-[A-Za-z0-9]+)*$`)
+
+// ValidLanguageTag reports whether s is a well-formed BCP 47 tag of at most
+// 35 characters. Well-formed is the contract's word: a tag whose subtags
+// parse but are not registered (ValueError) still passes; a syntax error,
+// an underscore or an empty subtag does not.
+func ValidLanguageTag(s string) bool {
+	if s == "" || len(s) > MaxLanguageTagLen || !tagChars.MatchString(s) {
+		return false
+	}
+	_, err := language.Parse(s)
+	if err == nil {
+		return true
+	}
+	var ve interface{ Subtag() string }
+	return errors.As(err, &ve)
+}

@@ -1,0 +1,205 @@
+package chat
+
+import "time"
+
+// Room statuses. Only an active room that has not passed its expiry can be
+// joined; any other status is treated like an expired room.
+const (
+	RoomActive = "active"
+	RoomClosed = "closed"
+)
+
+// Workspace owns users, channels, rooms and webhooks.
+type Workspace struct {
+	ID              string
+	Name            string
+	DefaultLanguage string
+	// WebhookQuota is the number of inbound webhook requests allowed per
+	// 60-second window.
+	WebhookQuota int
+}
+
+// DefaultWebhookQuota applies when a workspace sets none.
+const DefaultWebhookQuota = 600
+
+// User is a member of a workspace. Its API token is kept only as a hash.
+type User struct {
+	ID                string
+	WorkspaceID       string
+	Name              string
+	PreferredLanguage string
+	TokenHash         string
+}
+
+// Channel groups messages; its members and the guests of its active rooms
+// are its readers.
+type Channel struct {
+	ID          string
+	WorkspaceID string
+	Name        string
+	Members     []string
+}
+
+// Room is a Temporary Room: a guest-joinable view of one channel.
+type Room struct {
+	ID          string
+	WorkspaceID string
+	ChannelID   string
+	Name        string
+	Status      string
+	ExpiresAt   time.Time
+}
+
+// Available reports whether the room can be joined or used at now.
+func (r Room) Available(now time.Time) bool {
+	return r.Status == RoomActive && now.Before(r.ExpiresAt)
+}
+
+// Guest is a restricted user created by joining a room.
+type Guest struct {
+	ID                string
+	RoomID            string
+	WorkspaceID       string
+	ChannelID         string
+	Nickname          string
+	PreferredLanguage string
+	// ClientID is the caller's device identifier, lower-cased, or "".
+	ClientID  string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// GuestSession is what a guest token resolves to. Stored under the token's
+// hash; the token itself is never stored.
+type GuestSession struct {
+	TokenHash string
+	Guest     Guest
+	ExpiresAt time.Time
+}
+
+// InboundWebhook lets an external system post into a channel.
+type InboundWebhook struct {
+	ID                string
+	WorkspaceID       string
+	ChannelID         string
+	BotName           string
+	BotAvatarURL      string
+	SecretHash        string
+	SignatureRequired bool
+	// SigningSecret is kept in clear: HMAC verification needs the key.
+	SigningSecret string
+	Enabled       bool
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// OutboundWebhook is a workspace's subscription to events.
+type OutboundWebhook struct {
+	ID            string
+	WorkspaceID   string
+	Name          string
+	URL           string
+	Events        []string
+	Active        bool
+	SigningSecret string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// SupportWebhook is a workspace's support integration endpoint.
+type SupportWebhook struct {
+	ID          string
+	WorkspaceID string
+	Name        string
+	URL         string
+	Active      bool
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Author types of a message.
+const (
+	AuthorBot   = "bot"
+	AuthorUser  = "user"
+	AuthorGuest = "guest"
+)
+
+// Author is who a message appears under.
+type Author struct {
+	Type      string
+	ID        string
+	Name      string
+	AvatarURL string
+	// Language is the author's preferred language, the source-language
+	// fallback for translators that cannot detect.
+	Language string
+}
+
+// Message statuses.
+const (
+	MessageQueued = "queued"
+)
+
+// Message is a posted message. Translations are stored beside it, one per
+// target language.
+type Message struct {
+	ID              string
+	WorkspaceID     string
+	ChannelID       string
+	Author          Author
+	Content         string
+	SkipTranslation bool
+	// SourceLanguage is the language the content is believed to be in
+	// before detection: the author's or the workspace's default.
+	SourceLanguage string
+	Status         string
+	CreatedAt      time.Time
+}
+
+// Translation is a message's content in one target language.
+type Translation struct {
+	MessageID      string
+	Language       string
+	Content        string
+	SourceLanguage string
+	CreatedAt      time.Time
+}
+
+// Request log outcomes.
+const (
+	OutcomeAccepted = "accepted"
+	OutcomeReplayed = "replayed"
+	OutcomeRejected = "rejected"
+)
+
+// Auth schemes of an inbound webhook.
+const (
+	SchemeStatic    = "static"
+	SchemeSignature = "signature"
+)
+
+// RequestLog is one inbound webhook request as recorded for the workspace.
+// It never holds a credential.
+type RequestLog struct {
+	ID             string
+	WorkspaceID    string
+	WebhookID      string
+	ReceivedAt     time.Time
+	Status         int
+	Outcome        string
+	ErrorCode      string
+	MessageID      string
+	IdempotencyKey string
+	AuthScheme     string
+	SourceIP       string
+	UserAgent      string
+	BodyBytes      int
+	DurationMS     int64
+}
+
+// Page is one page of a list: the items and an opaque position after the
+// last one, empty when there is no more.
+type Page[T any] struct {
+	Items []T
+	Next  string
+}

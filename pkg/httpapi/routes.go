@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/chatbridge/chat/pkg/chat"
+)
+
+// Route is one endpoint: the logical id of the function that serves it in
+// template.yaml, and its method and path as API Gateway declares them. Path
+// parameters use the same {name} syntax in API Gateway and net/http.
+type Route struct {
+	Function string
+	Method   string
+	Path     string
+}
+
+// Routes is every HTTP route of the service. template.yaml declares exactly
+// these (a test fails when they drift), and `chatctl serve` mounts them.
+var Routes = []Route{
+	{"JoinRoomFunction", http.MethodPost, "/api/v1/external/rooms/{room_id}/guests"},
+	{"ListGuestMessagesFunction", http.MethodGet, "/api/v1/external/rooms/{room_id}/messages"},
+	{"PostGuestMessageFunction", http.MethodPost, "/api/v1/external/rooms/{room_id}/messages"},
+	{"ListOutboundWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/outbound-webhooks"},
+	{"ListSupportWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks"},
+	{"ListInboundRequestsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/requests"},
+	{"InboundWebhookFunction", http.MethodPost, "/webhooks/{webhook}/messages"},
+}
+
+// FallbackFunction serves API Gateway's $default route: JSON 404 and 405
+// for every request no other route matched.
+const FallbackFunction = "FallbackFunction"
+
+// RouteOf returns the route served by function.
+func RouteOf(function string) (Route, bool) {
+	for _, rt := range Routes {
+		if rt.Function == function {
+			return rt, true
+		}
+	}
+	return Route{}, false
+}
+
+// Mux mounts handlers (keyed by function logical id) on their routes,
+// wrapped in the common middleware. Any other request gets a JSON 404, or a
+// JSON 405 with Allow when its path is a known route's.
+func Mux(handlers map[string]http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	allow := map[string][]string{}
+	for _, rt := range Routes {
+		allow[rt.Path] = append(allow[rt.Path], rt.Method)
+		if h, ok := handlers[rt.Function]; ok {
+			mux.Handle(rt.Method+" "+rt.Path, h)
+		}
+	}
+	for path, methods := range allow {
+		sort.Strings(methods)
+		allowed := strings.Join(methods, ", ")
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			for _, m := range methods {
+				if m == r.Method {
+					// A route of another function: this process does not serve it.
+					Error(w, r, chat.Errorf(chat.ENotFound, "The requested resource was not found."))
+					return
+				}
+			}
+			w.Header().Set("Allow", allowed)
+			Error(w, r, chat.Errorf(chat.EMethodNotAllowed, "The %s method is not supported for this route.", sanitizeMethod(r.Method)))
+		})
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		Error(w, r, chat.Errorf(chat.ENotFound, "The requested resource was not found."))
+	})
+	return Wrap(mux)
+}
+
+// sanitizeMethod keeps a client-chosen method name printable and short
+// before it is echoed in a message.
+func sanitizeMethod(m string) string {
+	if len(m) > 16 {
+		m = m[:16]
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 'A' || r > 'Z' {
+			return -1
+		}
+		return r
+	}, m)
+}
