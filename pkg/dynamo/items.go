@@ -1,0 +1,91 @@
+package dynamo
+
+import "time"
+
+// Item shapes of docs/data-model.md that are not join's (see rooms.go).
+// Field names are the table's attribute names.
+
+// workspaceItem: pk WS#<ws>, sk #META.
+type workspaceItem struct {
+	PK              string `dynamodbav:"pk"`
+	SK              string `dynamodbav:"sk"`
+	ID              string `dynamodbav:"id"`
+	Name            string `dynamodbav:"name"`
+	DefaultLanguage string `dynamodbav:"default_language"`
+	WebhookQuota    int    `dynamodbav:"webhook_quota_per_minute"`
+}
+
+// userItem: pk WS#<ws>, sk USER#<user>.
+type userItem struct {
+	PK                string `dynamodbav:"pk"`
+	SK                string `dynamodbav:"sk"`
+	ID                string `dynamodbav:"id"`
+	WorkspaceID       string `dynamodbav:"workspace_id"`
+	Name              string `dynamodbav:"name"`
+	PreferredLanguage string `dynamodbav:"preferred_language"`
+	TokenHash         string `dynamodbav:"token_hash"`
+}
+
+// apiTokenItem: pk APITOKEN#<sha256(token)>, sk #META.
+type apiTokenItem struct {
+	PK          string `dynamodbav:"pk"`
+	SK          string `dynamodbav:"sk"`
+	WorkspaceID string `dynamodbav:"workspace_id"`
+	UserID      string `dynamodbav:"user_id"`
+	Revoked     bool   `dynamodbav:"revoked"`
+}
+
+// channelItem: pk WS#<ws>, sk CHAN#<channel>.
+type channelItem struct {
+	PK          string   `dynamodbav:"pk"`
+	SK          string   `dynamodbav:"sk"`
+	ID          string   `dynamodbav:"id"`
+	WorkspaceID string   `dynamodbav:"workspace_id"`
+	Name        string   `dynamodbav:"name"`
+	Members     []string `dynamodbav:"members,omitempty"`
+}
+
+// inboundItem: pk IWH#<webhook>, sk #META.
+type inboundItem struct {
+	PK                string    `dynamodbav:"pk"`
+	SK                string    `dynamodbav:"sk"`
+	ID                string    `dynamodbav:"id"`
+	WorkspaceID       string    `dynamodbav:"workspace_id"`
+	ChannelID         string    `dynamodbav:"channel_id"`
+	BotName           string    `dynamodbav:"bot_name"`
+	BotAvatarURL      string    `dynamodbav:"bot_avatar_url"`
+	SecretHash        string    `dynamodbav:"secret_hash"`
+	SignatureRequired bool      `dynamodbav:"signature_required"`
+	SigningSecret     string    `dynamodbav:"signing_secret"`
+	Enabled           bool      `dynamodbav:"enabled"`
+	CreatedAt         time.Time `dynamodbav:"created_at"`
+	UpdatedAt         time.Time `dynamodbav:"updated_at"`
+}
+
+// outboundItem: pk WS#<ws>, sk OWH#<sortTime(created)>#<id>.
+type outboundItem struct {
+	PK            string    `dynamodbav:"pk"`
+	SK            string    `dynamodbav:"sk"`
+	ID            string    `dynamodbav:"id"`
+	WorkspaceID   string    `dynamodbav:"workspace_id"`
+	Name          string    `dynamodbav:"name"`
+	URL           string    `dynamodbav:"url"`
+	Events        []string  `dynamodbav:"events"`
+	Active        bool      `dynamodbav:"active"`
+	SigningSecret string    `dynamodbav:"signing_secret"`
+	CreatedAt     time.Time `dynamodbav:"created_at"`
+	UpdatedAt     time.Time `dynamodbav:"updated_at"`
+}
+
+// supportItem: pk WS#<ws>, sk SWH#<sortTime(created)>#<id>.
+type supportItem struct {
+	PK          string    `dynamodbav:"pk"`
+	SK          string    `dynamodbav:"sk"`
+	ID          string    `dynamodbav:"id"`
+	WorkspaceID string    `dynamodbav:"workspace_id"`
+	Name        string    `dynamodbav:"name"`
+	URL         string    `dynamodbav:"url"`
+	Active      bool      `dynamodbav:"active"`
+	CreatedAt   time.Time `dynamodbav:"created_at"`
+	UpdatedAt   time.Time `dynamodbav:"updated_at"`
+}
