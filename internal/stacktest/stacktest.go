@@ -1,0 +1,103 @@
+// Package stacktest gives tests a real local stack: one moto_server per test
+// binary (started by Main, stopped by its PID when the tests end), and per
+// test a fresh table and fresh queues created from template.yaml, with AWS
+// clients whose calls are counted.
+//
+// moto_server is required: `make test` installs it. Without it the tests
+// fail, they do not skip, because an adapter test that did not run proves
+// nothing.
+package stacktest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/localstack"
+	"github.com/chatbridge/chat/pkg/motoserver"
+	"github.com/chatbridge/chat/pkg/samtemplate"
+)
+
+var (
+	server *motoserver.Server
+	seq    atomic.Int64
+)
+
+// Main starts moto_server, runs the tests and stops it. Use it as
+// `func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }`.
+func Main(m *testing.M) int {
+	if url := os.Getenv("STACKTEST_ENDPOINT"); url != "" {
+		os.Setenv(awsenv.EnvEndpoint, url)
+		return m.Run()
+	}
+	s, err := motoserver.Start(context.Background(), 0)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "stacktest: %v\n", err)
+		return 1
+	}
+	server = s
+	defer s.Stop()
+	os.Setenv(awsenv.EnvEndpoint, s.URL)
+	return m.Run()
+}
+
+// Stack is one test's isolated resources.
+type Stack struct {
+	Endpoint  string
+	AWS       aws.Config
+	DB        *dynamodb.Client
+	SQS       *sqs.Client
+	Calls     *awsenv.Counter
+	Table     string
+	Resources localstack.Resources
+}
+
+// New creates a fresh table and queues for t, named after t.
+func New(t testing.TB) *Stack {
+	t.Helper()
+	ctx := context.Background()
+	endpoint := os.Getenv(awsenv.EnvEndpoint)
+	if endpoint == "" {
+		t.Fatalf("stacktest: no endpoint; call stacktest.Main from TestMain")
+	}
+	cfg, err := awsenv.Load(ctx)
+	if err != nil {
+		t.Fatalf("stacktest: %v", err)
+	}
+	calls := awsenv.Count(&cfg)
+	tmpl, err := samtemplate.Parse(chatbundle.Template)
+	if err != nil {
+		t.Fatalf("stacktest: %v", err)
+	}
+	name := fmt.Sprintf("t%d-%s", seq.Add(1), sanitize(t.Name()))
+	db, q := dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg)
+	res, err := localstack.Ensure(ctx, db, q, tmpl, name, name+"-")
+	if err != nil {
+		t.Fatalf("stacktest: %v", err)
+	}
+	calls.Reset()
+	return &Stack{Endpoint: endpoint, AWS: cfg, DB: db, SQS: q, Calls: calls, Table: name, Resources: res}
+}
+
+// sanitize keeps a name within what table and queue names allow.
+func sanitize(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			return r
+		}
+		return '-'
+	}, s)
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	return s
+}

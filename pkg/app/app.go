@@ -1,0 +1,88 @@
+// Package app is the composition root: it builds each function's handler
+// from its dependencies, so that every Lambda's main.go and `chatctl serve`
+// run identical handlers on identical routes.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/rooms"
+)
+
+// App holds the dependencies shared by the handlers.
+type App struct {
+	AWS   aws.Config
+	Store *dynamo.Store
+	IDs   *chat.IDs
+	Now   chat.Clock
+}
+
+// New builds an App on table using cfg.
+func New(cfg aws.Config, table string) *App {
+	return &App{
+		AWS:   cfg,
+		Store: dynamo.New(dynamodb.NewFromConfig(cfg), table),
+		IDs:   chat.NewIDs(),
+		Now:   time.Now,
+	}
+}
+
+// FromEnv loads the AWS configuration and TABLE_NAME plus the variables in
+// extra; a missing one is an error naming it.
+func FromEnv(ctx context.Context, extra ...string) (*App, map[string]string, error) {
+	env, err := awsenv.Require(append([]string{awsenv.EnvTable}, extra...)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := awsenv.Load(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return New(cfg, env[awsenv.EnvTable]), env, nil
+}
+
+// JoinHandler serves JoinRoomFunction.
+func (a *App) JoinHandler() http.Handler {
+	return httpapi.JoinHandler(&rooms.Service{Store: a.Store, IDs: a.IDs, Now: a.Now})
+}
+
+// Handlers returns every HTTP function's handler by logical id.
+func (a *App) Handlers() map[string]http.Handler {
+	return map[string]http.Handler{
+		"JoinRoomFunction": a.JoinHandler(),
+	}
+}
+
+// InitLambdaLogger makes the default logger write JSON lines carrying the
+// Lambda request id.
+func InitLambdaLogger() {
+	slog.SetDefault(lambdacontext.NewLogger())
+}
+
+// Exit logs an initialisation failure and exits non-zero: a function with
+// missing configuration must fail at init, never inside a request.
+func Exit(function string, err error) {
+	slog.Error("init failed", "function", function, "error", err.Error())
+	fmt.Fprintf(os.Stderr, "%s: init failed: %v\n", function, err)
+	os.Exit(1)
+}
+
+// StartHTTP runs the handlers of the named functions as one Lambda behind
+// API Gateway's HTTP API (payload format 2.0).
+func StartHTTP(handlers map[string]http.Handler) {
+	lambda.Start(httpadapter.NewV2(httpapi.Mux(handlers)).ProxyWithContext)
+}

@@ -1,0 +1,120 @@
+// Package awsenv loads the AWS SDK configuration and the service's
+// environment variables the same way in every Lambda and in chatctl, and
+// counts AWS calls for the tests that hold the call budgets.
+package awsenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// Environment variables every component reads.
+const (
+	EnvTable      = "TABLE_NAME"
+	EnvQueueURL   = "TRANSLATION_QUEUE_URL"
+	EnvCursorKey  = "CURSOR_KEY"
+	EnvEndpoint   = "AWS_ENDPOINT_URL"
+	EnvRegion     = "AWS_REGION"
+	DefaultRegion = "us-east-1"
+)
+
+// Require returns the values of names, or one error naming every missing one.
+func Require(names ...string) (map[string]string, error) {
+	vals := map[string]string{}
+	var missing []string
+	for _, n := range names {
+		v := strings.TrimSpace(os.Getenv(n))
+		if v == "" {
+			missing = append(missing, n)
+		}
+		vals[n] = v
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("missing required environment variable(s): %s", strings.Join(missing, ", "))
+	}
+	return vals, nil
+}
+
+// Get returns the variable name, or def when it is unset or blank.
+func Get(name, def string) string {
+	if v := strings.TrimSpace(os.Getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+// Load returns the SDK configuration. The SDK itself honours
+// AWS_ENDPOINT_URL and AWS_REGION; when an endpoint override is set and no
+// credentials are configured (a local moto_server), it supplies static dummy
+// credentials and a default region, so local runs need no AWS account.
+func Load(ctx context.Context, opts ...func(*config.LoadOptions) error) (aws.Config, error) {
+	if os.Getenv(EnvEndpoint) != "" {
+		if os.Getenv(EnvRegion) == "" && os.Getenv("AWS_DEFAULT_REGION") == "" {
+			opts = append(opts, config.WithRegion(DefaultRegion))
+		}
+		if os.Getenv("AWS_ACCESS_KEY_ID") == "" && os.Getenv("AWS_PROFILE") == "" {
+			opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+		}
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("awsenv: load AWS config: %w", err)
+	}
+	return cfg, nil
+}
+
+// Counter counts AWS operations made through a configuration, by
+// "Service.Operation". Tests use it to hold the call budgets.
+type Counter struct {
+	mu    sync.Mutex
+	calls map[string]int
+	order []string
+}
+
+// Count installs a Counter on cfg: every operation attempted by a client
+// built from cfg afterwards is counted once (retries are not counted again).
+func Count(cfg *aws.Config) *Counter {
+	c := &Counter{calls: map[string]int{}}
+	cfg.APIOptions = append(cfg.APIOptions, func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("CountCalls",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				op := middleware.GetServiceID(ctx) + "." + middleware.GetOperationName(ctx)
+				c.mu.Lock()
+				c.calls[op]++
+				c.order = append(c.order, op)
+				c.mu.Unlock()
+				return next.HandleInitialize(ctx, in)
+			}), middleware.After)
+	})
+	return c
+}
+
+// Total returns the number of operations counted so far.
+func (c *Counter) Total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.order)
+}
+
+// Calls returns the operations counted so far, in order.
+func (c *Counter) Calls() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.order...)
+}
+
+// Reset forgets what was counted.
+func (c *Counter) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls = map[string]int{}
+	c.order = nil
+}

@@ -1,0 +1,159 @@
+// Package localstack creates, on a local DynamoDB/SQS endpoint (moto_server),
+// the table and queues that template.yaml declares, so that a local run and
+// the tests use exactly the deployed definitions.
+package localstack
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	stypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/chatbridge/chat/pkg/samtemplate"
+)
+
+// Resources names what Ensure created or found.
+type Resources struct {
+	Table string
+	// Queues maps each queue's logical id to its URL.
+	Queues map[string]string
+	// QueueARNs maps each queue's logical id to its ARN.
+	QueueARNs map[string]string
+	// StreamARN is the table's stream, when the template enables one.
+	StreamARN string
+}
+
+// Ensure creates the template's one DynamoDB table under the name table and
+// each SQS queue under prefix+logical id, skipping those that exist.
+func Ensure(ctx context.Context, db *dynamodb.Client, q *sqs.Client, tmpl *samtemplate.Template, table, prefix string) (Resources, error) {
+	res := Resources{Table: table, Queues: map[string]string{}, QueueARNs: map[string]string{}}
+	tables := tmpl.OfType("AWS::DynamoDB::Table")
+	if len(tables) != 1 {
+		return res, fmt.Errorf("localstack: template declares %d tables, want 1", len(tables))
+	}
+	arn, err := ensureTable(ctx, db, tmpl.Resources[tables[0]].Properties, table)
+	if err != nil {
+		return res, err
+	}
+	res.StreamARN = arn
+	// Queues without a redrive policy first, so that redrive targets exist.
+	names := tmpl.OfType("AWS::SQS::Queue")
+	sort.SliceStable(names, func(i, j int) bool {
+		_, ri := tmpl.Resources[names[i]].Properties["RedrivePolicy"]
+		_, rj := tmpl.Resources[names[j]].Properties["RedrivePolicy"]
+		return !ri && rj
+	})
+	for _, name := range names {
+		url, qarn, err := ensureQueue(ctx, q, prefix+name, tmpl.Resources[name].Properties, res.QueueARNs)
+		if err != nil {
+			return res, err
+		}
+		res.Queues[name], res.QueueARNs[name] = url, qarn
+	}
+	return res, nil
+}
+
+func ensureTable(ctx context.Context, db *dynamodb.Client, props map[string]any, name string) (string, error) {
+	desc, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &name})
+	if err == nil {
+		return aws.ToString(desc.Table.LatestStreamArn), nil
+	}
+	var nf *dtypes.ResourceNotFoundException
+	if !errors.As(err, &nf) {
+		return "", fmt.Errorf("localstack: describe table %s: %w", name, err)
+	}
+	var in struct {
+		AttributeDefinitions []struct{ AttributeName, AttributeType string }
+		KeySchema            []struct{ AttributeName, KeyType string }
+		StreamSpecification  *struct{ StreamViewType string }
+		TimeToLive           *struct {
+			AttributeName string
+			Enabled       bool
+		} `json:"TimeToLiveSpecification"`
+	}
+	if err := remarshal(props, &in); err != nil {
+		return "", fmt.Errorf("localstack: table properties: %w", err)
+	}
+	create := &dynamodb.CreateTableInput{TableName: &name, BillingMode: dtypes.BillingModePayPerRequest}
+	for _, a := range in.AttributeDefinitions {
+		create.AttributeDefinitions = append(create.AttributeDefinitions, dtypes.AttributeDefinition{
+			AttributeName: aws.String(a.AttributeName), AttributeType: dtypes.ScalarAttributeType(a.AttributeType)})
+	}
+	for _, k := range in.KeySchema {
+		create.KeySchema = append(create.KeySchema, dtypes.KeySchemaElement{
+			AttributeName: aws.String(k.AttributeName), KeyType: dtypes.KeyType(k.KeyType)})
+	}
+	if in.StreamSpecification != nil {
+		create.StreamSpecification = &dtypes.StreamSpecification{
+			StreamEnabled: aws.Bool(true), StreamViewType: dtypes.StreamViewType(in.StreamSpecification.StreamViewType)}
+	}
+	out, err := db.CreateTable(ctx, create)
+	if err != nil {
+		return "", fmt.Errorf("localstack: create table %s: %w", name, err)
+	}
+	if in.TimeToLive != nil && in.TimeToLive.Enabled {
+		if _, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: &name,
+			TimeToLiveSpecification: &dtypes.TimeToLiveSpecification{AttributeName: aws.String(in.TimeToLive.AttributeName), Enabled: aws.Bool(true)}}); err != nil {
+			return "", fmt.Errorf("localstack: enable ttl on %s: %w", name, err)
+		}
+	}
+	return aws.ToString(out.TableDescription.LatestStreamArn), nil
+}
+
+func ensureQueue(ctx context.Context, q *sqs.Client, name string, props map[string]any, arns map[string]string) (string, string, error) {
+	attrs := map[string]string{}
+	for k, v := range props {
+		switch k {
+		case "VisibilityTimeout", "MessageRetentionPeriod", "DelaySeconds", "ReceiveMessageWaitTimeSeconds", "MaximumMessageSize":
+			attrs[k] = fmt.Sprint(v)
+		case "RedrivePolicy":
+			rp, _ := v.(map[string]any)
+			target, err := resolveArn(rp["deadLetterTargetArn"], arns)
+			if err != nil {
+				return "", "", err
+			}
+			b, _ := json.Marshal(map[string]string{"deadLetterTargetArn": target, "maxReceiveCount": fmt.Sprint(rp["maxReceiveCount"])})
+			attrs["RedrivePolicy"] = string(b)
+		}
+	}
+	out, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: &name, Attributes: attrs})
+	if err != nil {
+		return "", "", fmt.Errorf("localstack: create queue %s: %w", name, err)
+	}
+	ga, err := q.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl,
+		AttributeNames: []stypes.QueueAttributeName{stypes.QueueAttributeNameQueueArn}})
+	if err != nil {
+		return "", "", fmt.Errorf("localstack: queue arn of %s: %w", name, err)
+	}
+	return aws.ToString(out.QueueUrl), ga.Attributes[string(stypes.QueueAttributeNameQueueArn)], nil
+}
+
+// resolveArn resolves `!GetAtt Queue.Arn` against queues created so far.
+func resolveArn(v any, arns map[string]string) (string, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Sprint(v), nil
+	}
+	ref, _ := m["!GetAtt"].(string)
+	logical, attr, _ := strings.Cut(ref, ".")
+	if arn, ok := arns[logical]; ok && attr == "Arn" {
+		return arn, nil
+	}
+	return "", fmt.Errorf("localstack: cannot resolve %v", v)
+}
+
+func remarshal(in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+

@@ -1,0 +1,109 @@
+// Package motoserver starts and stops a local moto_server, which speaks the
+// DynamoDB and SQS protocols on one loopback port. Tests and `chatctl serve`
+// use it; it is never part of a deployed function.
+package motoserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// Server is a running moto_server process.
+type Server struct {
+	URL    string
+	cmd    *exec.Cmd
+	waitCh chan error
+}
+
+// FreePort asks the kernel for a free loopback port.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Start launches moto_server on 127.0.0.1:port (a free port when port is 0)
+// and waits until it answers. The binary is MOTO_SERVER, or moto_server on
+// PATH.
+func Start(ctx context.Context, port int) (*Server, error) {
+	bin := os.Getenv("MOTO_SERVER")
+	if bin == "" {
+		bin = "moto_server"
+	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return nil, fmt.Errorf("motoserver: %s not found (pip install 'moto[server]'): %w", bin, err)
+	}
+	if port == 0 {
+		if port, err = FreePort(); err != nil {
+			return nil, fmt.Errorf("motoserver: find a free port: %w", err)
+		}
+	}
+	cmd := exec.Command(path, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
+	cmd.Stdout, cmd.Stderr = nil, nil
+	// Its own process group, so that Stop also ends any worker it forks.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("motoserver: start: %w", err)
+	}
+	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		select {
+		case err := <-exited:
+			return nil, fmt.Errorf("motoserver: exited before answering: %v", err)
+		case <-ctx.Done():
+			s.Stop()
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if resp, err := http.Get(s.URL + "/moto-api/"); err == nil {
+			resp.Body.Close()
+			s.waitCh = exited
+			return s, nil
+		}
+		if time.Now().After(deadline) {
+			s.Stop()
+			return nil, errors.New("motoserver: did not answer within 30s")
+		}
+	}
+}
+
+// Stop ends the server's process group by its PID.
+func (s *Server) Stop() {
+	if s == nil || s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	pid := s.cmd.Process.Pid
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	if s.waitCh != nil {
+		select {
+		case <-s.waitCh:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// Reset clears all moto state.
+func (s *Server) Reset() error {
+	resp, err := http.Post(s.URL+"/moto-api/reset", "application/json", nil)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	return nil
+}
