@@ -50,14 +50,14 @@ func num(n int64) *types.AttributeValueMemberN {
 
 // Key builders. Every identifier in them has been checked with chat.ValidID
 // (or hashed) first, so no client input can forge a '#'-separated key.
-func wsPK(ws string) string        { return "WS#" + ws }
-func userSK(id string) string      { return "USER#" + id }
-func chanSK(id string) string      { return "CHAN#" + id }
-func chanPK(id string) string      { return "CHAN#" + id }
-func roomPK(id string) string      { return "ROOM#" + id }
-func roomSK(id string) string      { return "ROOM#" + id }
-func clientSK(key string) string   { return "CLIENT#" + key }
-func guestSK(id string) string     { return "GUEST#" + id }
+func wsPK(ws string) string          { return "WS#" + ws }
+func userSK(id string) string        { return "USER#" + id }
+func chanSK(id string) string        { return "CHAN#" + id }
+func chanPK(id string) string        { return "CHAN#" + id }
+func roomPK(id string) string        { return "ROOM#" + id }
+func roomSK(id string) string        { return "ROOM#" + id }
+func clientSK(key string) string     { return "CLIENT#" + key }
+func guestSK(id string) string       { return "GUEST#" + id }
 func readerUserSK(id string) string  { return "READER#USER#" + id }
 func readerGuestSK(id string) string { return "READER#GUEST#" + id }
 func apiTokenPK(hash string) string  { return "APITOKEN#" + hash }

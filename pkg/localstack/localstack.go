@@ -156,4 +156,3 @@ func remarshal(in, out any) error {
 	}
 	return json.Unmarshal(b, out)
 }
-
