@@ -18,9 +18,11 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
 // App holds the dependencies shared by the handlers.
@@ -29,6 +31,8 @@ type App struct {
 	Store *dynamo.Store
 	IDs   *chat.IDs
 	Now   chat.Clock
+	// Cursor signs list cursors; nil unless CURSOR_KEY is set.
+	Cursor *cursor.Codec
 }
 
 // New builds an App on table using cfg.
@@ -52,7 +56,13 @@ func FromEnv(ctx context.Context, extra ...string) (*App, map[string]string, err
 	if err != nil {
 		return nil, nil, err
 	}
-	return New(cfg, env[awsenv.EnvTable]), env, nil
+	a := New(cfg, env[awsenv.EnvTable])
+	if key := awsenv.Get(awsenv.EnvCursorKey, ""); key != "" {
+		if a.Cursor, err = cursor.New([]byte(key)); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", awsenv.EnvCursorKey, err)
+		}
+	}
+	return a, env, nil
 }
 
 // JoinHandler serves JoinRoomFunction.
@@ -60,10 +70,27 @@ func (a *App) JoinHandler() http.Handler {
 	return httpapi.JoinHandler(&rooms.Service{Store: a.Store, IDs: a.IDs, Now: a.Now})
 }
 
+// auth is the one workspace authenticator every workspace endpoint uses.
+func (a *App) auth() *workspaces.Authenticator {
+	return &workspaces.Authenticator{Tokens: a.Store}
+}
+
+// OutboundWebhooksHandler serves ListOutboundWebhooksFunction.
+func (a *App) OutboundWebhooksHandler() http.Handler {
+	return httpapi.OutboundWebhooksHandler(a.auth(), a.Store, a.Cursor)
+}
+
+// SupportWebhooksHandler serves ListSupportWebhooksFunction.
+func (a *App) SupportWebhooksHandler() http.Handler {
+	return httpapi.SupportWebhooksHandler(a.auth(), a.Store, a.Cursor)
+}
+
 // Handlers returns every HTTP function's handler by logical id.
 func (a *App) Handlers() map[string]http.Handler {
 	return map[string]http.Handler{
-		"JoinRoomFunction": a.JoinHandler(),
+		"JoinRoomFunction":             a.JoinHandler(),
+		"ListOutboundWebhooksFunction": a.OutboundWebhooksHandler(),
+		"ListSupportWebhooksFunction":  a.SupportWebhooksHandler(),
 	}
 }
 

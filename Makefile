@@ -1,0 +1,80 @@
+# Build, run and test the chat service's Lambda bundle.
+#
+#   make run     the whole service locally on 127.0.0.1:3000, with demo data
+#   make test    vet, cfn-lint, unit, integration (moto, Apertium) and wiring tests
+#   make bench   benchmarks of the hot paths
+#   make build   every function's arm64 bootstrap under build/<LogicalId>/
+#
+# SAM builds each function through its build-<LogicalId> target
+# (Metadata: BuildMethod: makefile), with ARTIFACTS_DIR set.
+
+SHELL        := /bin/bash
+GO           ?= go
+LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
+LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
+FUZZTIME     ?= 20s
+
+# LogicalId:directory under functions/, one per function in template.yaml.
+FUNCTIONS := \
+	JoinRoomFunction:join-room \
+	ListOutboundWebhooksFunction:list-outbound-webhooks \
+	ListSupportWebhooksFunction:list-support-webhooks \
+	FallbackFunction:fallback
+
+define lambda_build
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/$(1)
+endef
+
+.PHONY: build run test test-tools lint vet bench fuzz clean chatctl
+
+build-JoinRoomFunction:
+	$(call lambda_build,join-room)
+
+build-ListOutboundWebhooksFunction:
+	$(call lambda_build,list-outbound-webhooks)
+
+build-ListSupportWebhooksFunction:
+	$(call lambda_build,list-support-webhooks)
+
+build-FallbackFunction:
+	$(call lambda_build,fallback)
+
+build:
+	@set -e; for f in $(FUNCTIONS); do \
+		id=$${f%%:*}; dir=$${f##*:}; \
+		$(MAKE) --no-print-directory build-$$id ARTIFACTS_DIR=build/$$id; \
+	done
+
+chatctl:
+	$(GO) build -o bin/chatctl ./cmd/chatctl
+
+run: chatctl
+	bin/chatctl serve --demo
+
+test-tools:
+	@scripts/ensure-test-tools
+
+vet:
+	$(GO) vet ./...
+
+lint: vet
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+		if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
+	cfn-lint template.yaml
+
+test: test-tools lint
+	$(GO) test -race -count=1 ./...
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./...
+
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for target in $$($(GO) test -list='^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
+			$(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+clean:
+	rm -rf bin build .aws-sam

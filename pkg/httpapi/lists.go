@@ -1,0 +1,81 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/workspaces"
+)
+
+type outboundView struct {
+	ID          string   `json:"id"`
+	WorkspaceID string   `json:"workspace_id"`
+	Name        string   `json:"name"`
+	URL         string   `json:"url"`
+	Events      []string `json:"events"`
+	Active      bool     `json:"active"`
+	CreatedAt   string   `json:"created_at"`
+	UpdatedAt   string   `json:"updated_at"`
+}
+
+type supportView struct {
+	ID          string `json:"id"`
+	WorkspaceID string `json:"workspace_id"`
+	Name        string `json:"name"`
+	URL         string `json:"url"`
+	Active      bool   `json:"active"`
+	CreatedAt   string `json:"created_at"`
+	UpdatedAt   string `json:"updated_at"`
+}
+
+// OutboundWebhooksHandler serves GET
+// /api/v1/workspaces/{workspace_id}/outbound-webhooks (contract section 3).
+// No secret is ever part of an item.
+func OutboundWebhooksHandler(auth Authorizer, store workspaces.WebhookStore, codec *cursor.Codec) http.Handler {
+	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		paging, err := ReadPaging(r, codec, "outbound-webhooks:"+p.WorkspaceID)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		page, err := store.OutboundWebhooks(r.Context(), p.WorkspaceID, paging.After, paging.Limit)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		views := make([]outboundView, 0, len(page.Items))
+		for _, o := range page.Items {
+			events := o.Events
+			if events == nil {
+				events = []string{}
+			}
+			views = append(views, outboundView{ID: o.ID, WorkspaceID: o.WorkspaceID, Name: o.Name, URL: o.URL, Events: events,
+				Active: o.Active, CreatedAt: chat.FormatTime(o.CreatedAt), UpdatedAt: chat.FormatTime(o.UpdatedAt)})
+		}
+		WritePage(w, paging, views, page.Next)
+	})
+}
+
+// SupportWebhooksHandler serves GET
+// /api/v1/workspaces/{workspace_id}/support-webhooks (contract section 3).
+func SupportWebhooksHandler(auth Authorizer, store workspaces.WebhookStore, codec *cursor.Codec) http.Handler {
+	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		paging, err := ReadPaging(r, codec, "support-webhooks:"+p.WorkspaceID)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		page, err := store.SupportWebhooks(r.Context(), p.WorkspaceID, paging.After, paging.Limit)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		views := make([]supportView, 0, len(page.Items))
+		for _, s := range page.Items {
+			views = append(views, supportView{ID: s.ID, WorkspaceID: s.WorkspaceID, Name: s.Name, URL: s.URL,
+				Active: s.Active, CreatedAt: chat.FormatTime(s.CreatedAt), UpdatedAt: chat.FormatTime(s.UpdatedAt)})
+		}
+		WritePage(w, paging, views, page.Next)
+	})
+}

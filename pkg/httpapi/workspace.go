@@ -1,0 +1,95 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/workspaces"
+)
+
+// Authorizer resolves a request's Authorization header to a member of a
+// workspace.
+type Authorizer interface {
+	Authorize(ctx context.Context, authorization, workspaceID string) (workspaces.Principal, error)
+}
+
+// WorkspaceHandler is a handler of a workspace endpoint, called only for an
+// authorized member of the path's workspace.
+type WorkspaceHandler func(w http.ResponseWriter, r *http.Request, p workspaces.Principal)
+
+// RequireWorkspace is the one gate of every workspace endpoint: the exact
+// 401 for any missing or bad credential, 403 for another workspace's token.
+func RequireWorkspace(auth Authorizer, h WorkspaceHandler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := auth.Authorize(r.Context(), r.Header.Get("Authorization"), r.PathValue("workspace_id"))
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		h(w, r, p)
+	})
+}
+
+// Paging is a validated page request: the storage position to start after
+// and the page size.
+type Paging struct {
+	After string
+	Limit int
+	scope string
+	codec *cursor.Codec
+}
+
+// ReadPaging validates the limit and cursor query parameters; scope binds
+// the cursor to one list of one workspace.
+func ReadPaging(r *http.Request, codec *cursor.Codec, scope string) (Paging, error) {
+	q := r.URL.Query()
+	p := Paging{Limit: workspaces.DefaultLimit, scope: scope, codec: codec}
+	var v chat.Validation
+	if vals, ok := q["limit"]; ok {
+		n, err := strconv.Atoi(vals[0])
+		if err != nil || n < 1 || n > workspaces.MaxLimit || len(vals) > 1 {
+			v.Add("limit", "The limit field must be an integer between 1 and 100.")
+		}
+		p.Limit = n
+	}
+	if vals, ok := q["cursor"]; ok {
+		if len(vals) > 1 {
+			v.Add("cursor", "The cursor is invalid.")
+		} else if vals[0] != "" {
+			after, err := codec.Decode(scope, vals[0])
+			if err != nil {
+				v.Add("cursor", "The cursor is invalid.")
+			}
+			p.After = after
+		}
+	}
+	return p, v.Err()
+}
+
+type pageMeta struct {
+	NextCursor *string `json:"next_cursor"`
+	Limit      int     `json:"limit"`
+}
+
+type pageBody[T any] struct {
+	Data []T      `json:"data"`
+	Meta pageMeta `json:"meta"`
+}
+
+// WritePage writes a 200 list body; next is the storage position after the
+// last item, "" when there is no further page.
+func WritePage[T any](w http.ResponseWriter, p Paging, items []T, next string) {
+	body := pageBody[T]{Data: items, Meta: pageMeta{Limit: p.Limit}}
+	if body.Data == nil {
+		body.Data = []T{}
+	}
+	if next != "" {
+		c := p.codec.Encode(p.scope, next)
+		body.Meta.NextCursor = &c
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	JSON(w, http.StatusOK, body)
+}
