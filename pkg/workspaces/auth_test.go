@@ -34,7 +34,7 @@ func TestAuthorize(t *testing.T) {
 	}}}
 	for _, tc := range []struct {
 		name, header, ws, code string
-		lookup               bool
+		lookup                 bool
 	}{
 		{"valid", "Bearer wsk_good", ws, "", true},
 		{"scheme any case", "bearer wsk_good", ws, "", true},
