@@ -1,0 +1,398 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/fixture"
+)
+
+// kindRoom marks a channelRoomItem among a channel's readers.
+const kindRoom = "room"
+
+// Batch sizes fixed by DynamoDB.
+const (
+	maxBatchWrite = 25
+	maxBatchGet   = 100
+)
+
+// Apply writes a fixture document: it creates or updates every workspace,
+// user, API token, channel, channel member, Temporary Room and webhook the
+// document lists, so that applying the same document again leaves the same
+// items (only updated_at changes).
+//
+// What the document lists is authoritative for those items; what it does not
+// list is left alone, with one exception: a channel's members are its
+// complete list, so reader items of users no longer listed are deleted.
+// Apply never deletes a user, channel, room or webhook, and never touches
+// guests, guest sessions, messages or translations, so re-applying does not
+// disturb a running room. A user whose api_token changed gets the new token
+// and the old one is revoked. Outbound and support webhooks keep their stored
+// created_at (and so their place in the oldest-first lists) unless the
+// document gives one.
+//
+// Apply reads everything it needs first and writes only when the document is
+// valid (d.Validate) and consistent with what is stored: a room cannot move
+// to another channel, and a room or inbound webhook id cannot move to another
+// workspace. The writes are batched, not one transaction: after a failure
+// part of the document may be written, and applying it again completes it.
+//
+// Errors: chat.EValidation for an invalid or inconsistent document (nothing
+// is written); chat.EUnavailable when DynamoDB failed after retries;
+// chat.EInternal otherwise.
+func (s *Store) Apply(ctx context.Context, d *fixture.Document, now time.Time) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	now = now.UTC()
+	states := make([]workspaceState, len(d.Workspaces))
+	for i, w := range d.Workspaces {
+		st, err := s.loadWorkspaceState(ctx, w)
+		if err != nil {
+			return err
+		}
+		states[i] = st
+	}
+	metas, err := s.loadMetas(ctx, d)
+	if err != nil {
+		return err
+	}
+	if err := checkStored(d, metas); err != nil {
+		return err
+	}
+	// A token that any user of the document holds now must never be revoked,
+	// even when it used to be another user's.
+	tokens := map[string]bool{}
+	for _, w := range d.Workspaces {
+		for _, u := range w.Users {
+			tokens[chat.HashToken(u.APIToken)] = true
+		}
+	}
+	var p writePlan
+	for i, w := range d.Workspaces {
+		p.workspace(w, states[i], metas, tokens, now)
+	}
+	return s.batchWrite(ctx, "apply fixture", p.reqs)
+}
+
+// workspaceState is what is stored for one workspace of the document, as far
+// as applying it needs to know.
+type workspaceState struct {
+	users    map[string]userItem
+	outbound map[string][]outboundItem // by webhook id, oldest first
+	support  map[string][]supportItem  // by webhook id, oldest first
+	readers  map[string][]string       // channel id -> user ids with a reader item
+}
+
+// storedMetas are the stored #META items of the document's rooms and inbound
+// webhooks, by id.
+type storedMetas struct {
+	rooms   map[string]roomItem
+	inbound map[string]inboundItem
+}
+
+// loadWorkspaceState reads the workspace's partition (users, webhooks) and
+// the user readers of each of its channels.
+func (s *Store) loadWorkspaceState(ctx context.Context, w fixture.Workspace) (workspaceState, error) {
+	st := workspaceState{
+		users:    map[string]userItem{},
+		outbound: map[string][]outboundItem{},
+		support:  map[string][]supportItem{},
+		readers:  map[string][]string{},
+	}
+	items, err := s.queryAll(ctx, "load workspace "+w.ID, &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("pk = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(wsPK(w.ID))},
+	})
+	if err != nil {
+		return st, err
+	}
+	for _, it := range items {
+		switch sk := getS(it, attrSK); {
+		case strings.HasPrefix(sk, "USER#"):
+			var u userItem
+			if err := attributevalue.UnmarshalMap(it, &u); err != nil {
+				return st, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", sk, err))
+			}
+			st.users[u.ID] = u
+		case strings.HasPrefix(sk, "OWH#"):
+			var o outboundItem
+			if err := attributevalue.UnmarshalMap(it, &o); err != nil {
+				return st, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", sk, err))
+			}
+			st.outbound[o.ID] = append(st.outbound[o.ID], o)
+		case strings.HasPrefix(sk, "SWH#"):
+			var o supportItem
+			if err := attributevalue.UnmarshalMap(it, &o); err != nil {
+				return st, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", sk, err))
+			}
+			st.support[o.ID] = append(st.support[o.ID], o)
+		}
+	}
+	for _, c := range w.Channels {
+		readers, err := s.queryAll(ctx, "load readers of "+c.ID, &dynamodb.QueryInput{
+			KeyConditionExpression:    aws.String("pk = :pk AND begins_with(sk, :p)"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(chanPK(c.ID)), ":p": str(readerUserSK(""))},
+			ProjectionExpression:      aws.String(attrSK),
+		})
+		if err != nil {
+			return st, err
+		}
+		for _, it := range readers {
+			st.readers[c.ID] = append(st.readers[c.ID], strings.TrimPrefix(getS(it, attrSK), readerUserSK("")))
+		}
+	}
+	return st, nil
+}
+
+// loadMetas reads the stored rooms and inbound webhooks of the document.
+func (s *Store) loadMetas(ctx context.Context, d *fixture.Document) (storedMetas, error) {
+	m := storedMetas{rooms: map[string]roomItem{}, inbound: map[string]inboundItem{}}
+	var keys []map[string]types.AttributeValue
+	for _, w := range d.Workspaces {
+		for _, r := range w.TemporaryRooms {
+			keys = append(keys, key(roomPK(r.RoomID), metaSK))
+		}
+		for _, h := range w.InboundWebhooks {
+			keys = append(keys, key(inboundPK(h.ID), metaSK))
+		}
+	}
+	for start := 0; start < len(keys); start += maxBatchGet {
+		items, err := s.batchGet(ctx, "load rooms and inbound webhooks", keys[start:min(start+maxBatchGet, len(keys))])
+		if err != nil {
+			return m, err
+		}
+		for _, it := range items {
+			switch pk := getS(it, attrPK); {
+			case strings.HasPrefix(pk, roomPK("")):
+				var r roomItem
+				if err := attributevalue.UnmarshalMap(it, &r); err != nil {
+					return m, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", pk, err))
+				}
+				m.rooms[r.ID] = r
+			case strings.HasPrefix(pk, inboundPK("")):
+				var h inboundItem
+				if err := attributevalue.UnmarshalMap(it, &h); err != nil {
+					return m, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", pk, err))
+				}
+				m.inbound[h.ID] = h
+			}
+		}
+	}
+	return m, nil
+}
+
+// checkStored refuses a document that would move a stored room to another
+// channel or workspace, or an inbound webhook to another workspace: its
+// guests, sessions and logs would be left pointing at the old place, and an
+// id reused by mistake would take over another workspace's room or webhook.
+func checkStored(d *fixture.Document, m storedMetas) error {
+	var v chat.Validation
+	var lines []string
+	add := func(path, msg string) {
+		v.Add(path, msg)
+		lines = append(lines, "\n  "+path+": "+msg)
+	}
+	for wi, w := range d.Workspaces {
+		for i, r := range w.TemporaryRooms {
+			old, ok := m.rooms[r.RoomID]
+			switch {
+			case !ok:
+			case old.WorkspaceID != w.ID:
+				add(fmt.Sprintf("workspaces[%d].temporary_rooms[%d].room_id", wi, i), "names a room of another workspace")
+			case old.ChannelID != r.ChannelID:
+				add(fmt.Sprintf("workspaces[%d].temporary_rooms[%d].channel_id", wi, i),
+					fmt.Sprintf("cannot change: the room belongs to channel %s", old.ChannelID))
+			}
+		}
+		for i, h := range w.InboundWebhooks {
+			if old, ok := m.inbound[h.ID]; ok && old.WorkspaceID != w.ID {
+				add(fmt.Sprintf("workspaces[%d].inbound_webhooks[%d].id", wi, i), "names an inbound webhook of another workspace")
+			}
+		}
+	}
+	err := v.Err()
+	if err != nil {
+		err.(*chat.Error).Message = fmt.Sprintf("fixture: %d conflict(s) with stored data:%s", len(lines), strings.Join(lines, ""))
+	}
+	return err
+}
+
+// writePlan is the list of writes of one Apply, at most one per key (a
+// BatchWriteItem refuses two requests for one key).
+type writePlan struct {
+	reqs []types.WriteRequest
+	at   map[string]int // pk + "\x00" + sk -> index in reqs
+}
+
+func (p *writePlan) add(pk, sk string, r types.WriteRequest) {
+	if p.at == nil {
+		p.at = map[string]int{}
+	}
+	k := pk + "\x00" + sk
+	if i, ok := p.at[k]; ok {
+		p.reqs[i] = r
+		return
+	}
+	p.at[k] = len(p.reqs)
+	p.reqs = append(p.reqs, r)
+}
+
+func (p *writePlan) put(item any) {
+	av, err := attributevalue.MarshalMap(item)
+	if err != nil {
+		// Items are our own structs of strings, numbers and times: a
+		// marshal failure is a programming error.
+		panic("dynamo: marshal " + err.Error())
+	}
+	p.add(getS(av, attrPK), getS(av, attrSK), types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
+}
+
+func (p *writePlan) del(pk, sk string) {
+	p.add(pk, sk, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key(pk, sk)}})
+}
+
+// workspace plans the writes of one workspace. tokens holds the hashes of
+// every API token in the document.
+func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMetas, tokens map[string]bool, now time.Time) {
+	ws := w.ID
+	p.put(workspaceItem{PK: wsPK(ws), SK: metaSK, ID: ws, Name: w.Name, DefaultLanguage: w.DefaultLanguage,
+		WebhookQuota: *w.WebhookQuotaPerMinute})
+
+	langs := map[string]string{}
+	for _, u := range w.Users {
+		langs[u.ID] = u.PreferredLanguage
+		hash := chat.HashToken(u.APIToken)
+		p.put(userItem{PK: wsPK(ws), SK: userSK(u.ID), ID: u.ID, WorkspaceID: ws, Name: u.Name,
+			PreferredLanguage: u.PreferredLanguage, TokenHash: hash})
+		p.put(apiTokenItem{PK: apiTokenPK(hash), SK: metaSK, WorkspaceID: ws, UserID: u.ID})
+		if old := st.users[u.ID].TokenHash; old != "" && old != hash && !tokens[old] {
+			p.put(apiTokenItem{PK: apiTokenPK(old), SK: metaSK, WorkspaceID: ws, UserID: u.ID, Revoked: true})
+		}
+	}
+
+	for _, c := range w.Channels {
+		p.put(channelItem{PK: wsPK(ws), SK: chanSK(c.ID), ID: c.ID, WorkspaceID: ws, Name: c.Name, Members: c.Members})
+		members := map[string]bool{}
+		for _, u := range c.Members {
+			members[u] = true
+			p.put(readerItem{PK: chanPK(c.ID), SK: readerUserSK(u), Kind: chat.AuthorUser, ID: u, Language: langs[u]})
+		}
+		for _, u := range st.readers[c.ID] {
+			if !members[u] {
+				p.del(chanPK(c.ID), readerUserSK(u))
+			}
+		}
+	}
+
+	for _, r := range w.TemporaryRooms {
+		exp := r.Expires()
+		p.put(roomItem{PK: roomPK(r.RoomID), SK: metaSK, ID: r.RoomID, WorkspaceID: ws, ChannelID: r.ChannelID,
+			Name: r.Name, Status: r.Status, ExpiresAt: exp, ExpiresEpoch: exp.Unix()})
+		p.put(channelRoomItem{PK: chanPK(r.ChannelID), SK: roomSK(r.RoomID), Kind: kindRoom, ID: r.RoomID,
+			Status: r.Status, ExpiresEpoch: exp.Unix()})
+	}
+
+	for _, h := range w.InboundWebhooks {
+		created := now
+		if old, ok := m.inbound[h.ID]; ok {
+			created = old.CreatedAt
+		}
+		p.put(inboundItem{PK: inboundPK(h.ID), SK: metaSK, ID: h.ID, WorkspaceID: ws, ChannelID: h.ChannelID,
+			BotName: h.BotName, BotAvatarURL: h.BotAvatarURL, SecretHash: chat.HashToken(h.Secret),
+			SignatureRequired: *h.SignatureRequired, SigningSecret: h.SigningSecret, Enabled: *h.Enabled,
+			CreatedAt: created, UpdatedAt: now})
+	}
+
+	for _, h := range w.OutboundWebhooks {
+		olds := st.outbound[h.ID]
+		created, given := h.Created()
+		if !given {
+			created = now
+			if len(olds) > 0 {
+				created = olds[0].CreatedAt.UTC()
+			}
+		}
+		sk := outboundSK(created, h.ID)
+		for _, o := range olds {
+			if o.SK != sk {
+				p.del(o.PK, o.SK)
+			}
+		}
+		p.put(outboundItem{PK: wsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
+			Events: h.Events, Active: *h.Active, SigningSecret: h.SigningSecret, CreatedAt: created, UpdatedAt: now})
+	}
+
+	for _, h := range w.SupportWebhooks {
+		olds := st.support[h.ID]
+		created, given := h.Created()
+		if !given {
+			created = now
+			if len(olds) > 0 {
+				created = olds[0].CreatedAt.UTC()
+			}
+		}
+		sk := supportSK(created, h.ID)
+		for _, o := range olds {
+			if o.SK != sk {
+				p.del(o.PK, o.SK)
+			}
+		}
+		p.put(supportItem{PK: wsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
+			Active: *h.Active, CreatedAt: created, UpdatedAt: now})
+	}
+}
+
+// queryAll runs a strongly consistent query on the table and returns every
+// page of it.
+func (s *Store) queryAll(ctx context.Context, op string, in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
+	in.TableName = &s.table
+	in.ConsistentRead = aws.Bool(true)
+	var out []map[string]types.AttributeValue
+	for {
+		res, err := s.db.Query(ctx, in)
+		if err != nil {
+			return nil, fail(op, err)
+		}
+		out = append(out, res.Items...)
+		if len(res.LastEvaluatedKey) == 0 {
+			return out, nil
+		}
+		in.ExclusiveStartKey = res.LastEvaluatedKey
+	}
+}
+
+// batchWrite runs reqs in batches of 25, retrying unprocessed items with
+// backoff.
+func (s *Store) batchWrite(ctx context.Context, op string, reqs []types.WriteRequest) error {
+	for start := 0; start < len(reqs); start += maxBatchWrite {
+		pending := reqs[start:min(start+maxBatchWrite, len(reqs))]
+		for attempt := 0; len(pending) > 0; attempt++ {
+			if attempt > 0 {
+				if attempt > 8 {
+					return chat.Unavailable(fmt.Errorf("dynamo: %s: unprocessed items after %d attempts", op, attempt))
+				}
+				select {
+				case <-ctx.Done():
+					return fail(op, ctx.Err())
+				case <-time.After(time.Duration(25<<attempt) * time.Millisecond):
+				}
+			}
+			res, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
+				RequestItems: map[string][]types.WriteRequest{s.table: pending},
+			})
+			if err != nil {
+				return fail(op, err)
+			}
+			pending = res.UnprocessedItems[s.table]
+		}
+	}
+	return nil
+}
