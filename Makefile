@@ -19,6 +19,9 @@ FUNCTIONS := \
 	JoinRoomFunction:join-room \
 	ListOutboundWebhooksFunction:list-outbound-webhooks \
 	ListSupportWebhooksFunction:list-support-webhooks \
+	InboundWebhookFunction:inbound-webhook \
+	ListInboundRequestsFunction:list-inbound-requests \
+	OutboxRelayFunction:outbox-relay \
 	FallbackFunction:fallback
 
 define lambda_build
@@ -35,6 +38,15 @@ build-ListOutboundWebhooksFunction:
 
 build-ListSupportWebhooksFunction:
 	$(call lambda_build,list-support-webhooks)
+
+build-InboundWebhookFunction:
+	$(call lambda_build,inbound-webhook)
+
+build-ListInboundRequestsFunction:
+	$(call lambda_build,list-inbound-requests)
+
+build-OutboxRelayFunction:
+	$(call lambda_build,outbox-relay)
 
 build-FallbackFunction:
 	$(call lambda_build,fallback)

@@ -11,6 +11,8 @@ package stacktest
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -34,6 +36,10 @@ var (
 // Main starts moto_server, runs the tests and stops it. Use it as
 // `func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }`.
 func Main(m *testing.M) int {
+	if os.Getenv("TEST_LOG") == "" {
+		// Request logs drown test output; TEST_LOG=1 shows them.
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}
 	if url := os.Getenv("STACKTEST_ENDPOINT"); url != "" {
 		os.Setenv(awsenv.EnvEndpoint, url)
 		return m.Run()
@@ -56,6 +62,7 @@ type Stack struct {
 	DB        *dynamodb.Client
 	SQS       *sqs.Client
 	Calls     *awsenv.Counter
+	Faults    *Faults
 	Table     string
 	Resources localstack.Resources
 }
@@ -73,6 +80,8 @@ func New(t testing.TB) *Stack {
 		t.Fatalf("stacktest: %v", err)
 	}
 	calls := awsenv.Count(&cfg)
+	faults := &Faults{}
+	faults.install(&cfg)
 	tmpl, err := samtemplate.Parse(chatbundle.Template)
 	if err != nil {
 		t.Fatalf("stacktest: %v", err)
@@ -84,7 +93,7 @@ func New(t testing.TB) *Stack {
 		t.Fatalf("stacktest: %v", err)
 	}
 	calls.Reset()
-	return &Stack{Endpoint: endpoint, AWS: cfg, DB: db, SQS: q, Calls: calls, Table: name, Resources: res}
+	return &Stack{Endpoint: endpoint, AWS: cfg, DB: db, SQS: q, Calls: calls, Faults: faults, Table: name, Resources: res}
 }
 
 // sanitize keeps a name within what table and queue names allow.

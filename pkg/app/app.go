@@ -85,13 +85,20 @@ func (a *App) SupportWebhooksHandler() http.Handler {
 	return httpapi.SupportWebhooksHandler(a.auth(), a.Store, a.Cursor)
 }
 
-// Handlers returns every HTTP function's handler by logical id.
-func (a *App) Handlers() map[string]http.Handler {
+// Handlers returns every HTTP function's handler by logical id, each built
+// once: a local server keeps their caches warm like a Lambda does.
+func (a *App) Handlers() (map[string]http.Handler, error) {
+	ttl, err := WebhookCacheTTL()
+	if err != nil {
+		return nil, err
+	}
 	return map[string]http.Handler{
+		"InboundWebhookFunction":       a.InboundHandler(ttl),
+		"ListInboundRequestsFunction":  a.RequestLogHandler(),
 		"JoinRoomFunction":             a.JoinHandler(),
 		"ListOutboundWebhooksFunction": a.OutboundWebhooksHandler(),
 		"ListSupportWebhooksFunction":  a.SupportWebhooksHandler(),
-	}
+	}, nil
 }
 
 // InitLambdaLogger makes the default logger write JSON lines carrying the

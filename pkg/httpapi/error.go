@@ -9,41 +9,8 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 )
 
-// statusOf maps every contract code to its HTTP status. A code missing here
-// is a programming error and is answered as 500.
-var statusOf = map[string]int{
-	chat.EInvalidJSON:            http.StatusBadRequest,
-	chat.EInvalidIdempotencyKey:  http.StatusBadRequest,
-	chat.EUnauthenticated:        http.StatusUnauthorized,
-	chat.EMissingCredentials:     http.StatusUnauthorized,
-	chat.EInvalidSecret:          http.StatusUnauthorized,
-	chat.EMissingSignature:       http.StatusUnauthorized,
-	chat.EInvalidSignatureHeader: http.StatusUnauthorized,
-	chat.ESignatureExpired:       http.StatusUnauthorized,
-	chat.EInvalidSignature:       http.StatusUnauthorized,
-	chat.ESignatureReplayed:      http.StatusUnauthorized,
-	chat.EForbidden:              http.StatusForbidden,
-	chat.ENotFound:               http.StatusNotFound,
-	chat.EWebhookNotFound:        http.StatusNotFound,
-	chat.EMethodNotAllowed:       http.StatusMethodNotAllowed,
-	chat.EIdempotencyKeyInUse:    http.StatusConflict,
-	chat.ERoomExpired:            http.StatusGone,
-	chat.EPayloadTooLarge:        http.StatusRequestEntityTooLarge,
-	chat.EUnsupportedMediaType:   http.StatusUnsupportedMediaType,
-	chat.EValidation:             http.StatusUnprocessableEntity,
-	chat.EIdempotencyKeyReused:   http.StatusUnprocessableEntity,
-	chat.EQuotaExceeded:          http.StatusTooManyRequests,
-	chat.EInternal:               http.StatusInternalServerError,
-	chat.EUnavailable:            http.StatusServiceUnavailable,
-}
-
 // StatusOf returns the HTTP status of err's code.
-func StatusOf(err error) int {
-	if s, ok := statusOf[chat.ErrorCode(err)]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
+func StatusOf(err error) int { return chat.Status(chat.ErrorCode(err)) }
 
 type errorBody struct {
 	Message string              `json:"message"`
@@ -55,10 +22,10 @@ type errorBody struct {
 // an error.
 func Error(w http.ResponseWriter, r *http.Request, err error) {
 	e, ok := err.(*chat.Error)
-	if !ok || statusOf[e.Code] == 0 {
+	if !ok || chat.Status(e.Code) == http.StatusInternalServerError && e.Code != chat.EInternal {
 		e = chat.Internal(err)
 	}
-	status := statusOf[e.Code]
+	status := chat.Status(e.Code)
 	if status >= 500 {
 		slog.ErrorContext(r.Context(), "request failed", "code", e.Code, "error", e.Error(), "path", r.URL.Path)
 	}

@@ -23,6 +23,8 @@ var Routes = []Route{
 	{"JoinRoomFunction", http.MethodPost, "/api/v1/external/rooms/{room_id}/guests"},
 	{"ListOutboundWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/outbound-webhooks"},
 	{"ListSupportWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks"},
+	{"ListInboundRequestsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/requests"},
+	{"InboundWebhookFunction", http.MethodPost, "/webhooks/{webhook}/messages"},
 }
 
 // FallbackFunction serves API Gateway's $default route: JSON 404 and 405

@@ -1,0 +1,51 @@
+// Command chatctl is the chat service's admin and local-run command.
+//
+//	chatctl serve              run the whole API locally (ADDR, default 127.0.0.1:3000)
+//	chatctl apply FILE|-       create or update workspaces from a fixture document
+//	chatctl post ...           send a correctly authenticated inbound webhook request
+//
+// Every subcommand honours AWS_ENDPOINT_URL, AWS_REGION and TABLE_NAME, with
+// local defaults that agree with each other (see README.md).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage:
+  chatctl serve [--demo]        run the API locally at $ADDR (default 127.0.0.1:3000)
+  chatctl apply FILE|-          apply a fixture document; prints it with generated values
+  chatctl post --webhook-url URL (--secret S | --signing-secret S) [--idempotency-key K] CONTENT
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "chatctl: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("no command given")
+	}
+	switch args[0] {
+	case "serve":
+		return runServe(ctx, args[1:], stdout, stderr)
+	case "apply":
+		return runApply(ctx, args[1:], stdin, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}

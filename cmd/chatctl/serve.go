@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/localstack"
+	"github.com/chatbridge/chat/pkg/motoserver"
+	"github.com/chatbridge/chat/pkg/samtemplate"
+)
+
+// Local defaults. They agree across serve, apply and post.
+const (
+	defaultAddr      = "127.0.0.1:3000"
+	defaultTable     = "chat"
+	defaultMotoPort  = 4566
+	localQueuePrefix = "chat-"
+	// localCursorKey signs cursors of local runs only; deployed stacks
+	// generate theirs in Secrets Manager.
+	localCursorKey = "local-development-cursor-key-not-for-production"
+)
+
+// localEnv fills in the local defaults for what the user did not set, so
+// that every subcommand agrees on the table and endpoint.
+func localEnv() {
+	if os.Getenv(awsenv.EnvTable) == "" {
+		os.Setenv(awsenv.EnvTable, defaultTable)
+	}
+	if os.Getenv(awsenv.EnvCursorKey) == "" {
+		os.Setenv(awsenv.EnvCursorKey, localCursorKey)
+	}
+	if os.Getenv(awsenv.EnvRegion) == "" && os.Getenv("AWS_DEFAULT_REGION") == "" {
+		os.Setenv(awsenv.EnvRegion, awsenv.DefaultRegion)
+	}
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	demo := fs.Bool("demo", false, "apply the embedded demo fixture and print a ready-to-paste curl")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	slog.SetDefault(slog.New(slog.NewJSONHandler(stderr, nil)))
+	addr := awsenv.Get("ADDR", defaultAddr)
+	if err := loopbackOnly(addr); err != nil {
+		return err
+	}
+	localEnv()
+	if os.Getenv(awsenv.EnvEndpoint) == "" {
+		moto, err := motoserver.Start(ctx, defaultMotoPort)
+		if err != nil {
+			return fmt.Errorf("start moto_server (or set AWS_ENDPOINT_URL): %w", err)
+		}
+		defer moto.Stop()
+		os.Setenv(awsenv.EnvEndpoint, moto.URL)
+		fmt.Fprintf(stderr, "chatctl: started moto_server at %s (stopped on exit)\n", moto.URL)
+	}
+	a, _, err := app.FromEnv(ctx)
+	if err != nil {
+		return err
+	}
+	tmpl, err := samtemplate.Parse(chatbundle.Template)
+	if err != nil {
+		return err
+	}
+	res, err := localstack.Ensure(ctx, dynamodb.NewFromConfig(a.AWS), sqs.NewFromConfig(a.AWS), tmpl, a.Store.Table(), localQueuePrefix)
+	if err != nil {
+		return err
+	}
+	os.Setenv(awsenv.EnvQueueURL, res.Queues["TranslationQueue"])
+	if *demo {
+		if err := applyDemo(ctx, a, stdout); err != nil {
+			return err
+		}
+	}
+	handlers, err := a.Handlers()
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Addr: addr, Handler: httpapi.Mux(handlers), ReadHeaderTimeout: 10 * time.Second}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "chatctl: serving the API on http://%s (table %s)\n", ln.Addr(), a.Store.Table())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// loopbackOnly refuses to listen beyond this machine: the local server has
+// demo credentials and no TLS.
+func loopbackOnly(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("ADDR %q: %w", addr, err)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("ADDR %q: chatctl serve listens on loopback addresses only", addr)
+}

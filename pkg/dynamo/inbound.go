@@ -1,0 +1,363 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/inbound"
+)
+
+var (
+	_ inbound.ConfigSource = (*Store)(nil)
+	_ inbound.QuotaCounter = (*Store)(nil)
+	_ inbound.Store        = (*Store)(nil)
+)
+
+// RequestLogRetention is how long request log records are kept.
+const RequestLogRetention = 30 * 24 * time.Hour
+
+func idemPK(webhook, keyHash string) string { return "IDEM#" + webhook + "#" + keyHash }
+func sigPK(webhook, hash string) string     { return "SIG#" + webhook + "#" + hash }
+func quotaPK(ws string, window time.Time) string {
+	return "QUOTA#" + ws + "#" + strconv.FormatInt(window.Unix(), 10)
+}
+func reqLogPK(ws, webhook string) string { return "REQLOG#" + ws + "#" + webhook }
+func reqLogSK(id string) string          { return "REQ#" + id }
+
+// idemItem is an idempotency record: pk IDEM#<webhook>#<sha256(key)>.
+type idemItem struct {
+	PK          string `dynamodbav:"pk"`
+	SK          string `dynamodbav:"sk"`
+	State       string `dynamodbav:"state"`
+	Key         string `dynamodbav:"idempotency_key"`
+	Fingerprint string `dynamodbav:"fingerprint"`
+	Owner       string `dynamodbav:"owner"`
+	LockedUntil int64  `dynamodbav:"locked_until,omitempty"`
+	Expires     int64  `dynamodbav:"expires_epoch"`
+	TTL         int64  `dynamodbav:"ttl"`
+	Status      int    `dynamodbav:"status,omitempty"`
+	Body        string `dynamodbav:"body,omitempty"`
+	MessageID   string `dynamodbav:"message_id,omitempty"`
+}
+
+// sigItem records a used signature: pk SIG#<webhook>#<sha256(v1)>.
+type sigItem struct {
+	PK      string `dynamodbav:"pk"`
+	SK      string `dynamodbav:"sk"`
+	KeyHash string `dynamodbav:"key_hash"`
+	Expires int64  `dynamodbav:"expires_epoch"`
+	TTL     int64  `dynamodbav:"ttl"`
+}
+
+// requestLogItem is one inbound request: pk REQLOG#<ws>#<webhook>,
+// sk REQ#<ulid>, so a query newest first needs no index and a workspace can
+// only ever read its own.
+type requestLogItem struct {
+	PK             string    `dynamodbav:"pk"`
+	SK             string    `dynamodbav:"sk"`
+	ID             string    `dynamodbav:"id"`
+	WorkspaceID    string    `dynamodbav:"workspace_id"`
+	WebhookID      string    `dynamodbav:"webhook_id"`
+	ReceivedAt     time.Time `dynamodbav:"received_at"`
+	Status         int       `dynamodbav:"status"`
+	Outcome        string    `dynamodbav:"outcome"`
+	ErrorCode      string    `dynamodbav:"error_code"`
+	MessageID      string    `dynamodbav:"message_id"`
+	IdempotencyKey string    `dynamodbav:"idempotency_key"`
+	AuthScheme     string    `dynamodbav:"auth_scheme"`
+	SourceIP       string    `dynamodbav:"source_ip"`
+	UserAgent      string    `dynamodbav:"user_agent"`
+	BodyBytes      int       `dynamodbav:"body_bytes"`
+	DurationMS     int64     `dynamodbav:"duration_ms"`
+	TTL            int64     `dynamodbav:"ttl"`
+}
+
+func requestLogItemOf(r chat.RequestLog) requestLogItem {
+	return requestLogItem{
+		PK: reqLogPK(r.WorkspaceID, r.WebhookID), SK: reqLogSK(r.ID), ID: r.ID, WorkspaceID: r.WorkspaceID,
+		WebhookID: r.WebhookID, ReceivedAt: r.ReceivedAt, Status: r.Status, Outcome: r.Outcome, ErrorCode: r.ErrorCode,
+		MessageID: r.MessageID, IdempotencyKey: r.IdempotencyKey, AuthScheme: r.AuthScheme, SourceIP: r.SourceIP,
+		UserAgent: r.UserAgent, BodyBytes: r.BodyBytes, DurationMS: r.DurationMS,
+		TTL: epoch(r.ReceivedAt.Add(RequestLogRetention)),
+	}
+}
+
+// WebhookConfig implements inbound.ConfigSource: one GetItem for the
+// webhook and one Query for its workspace and channels.
+func (s *Store) WebhookConfig(ctx context.Context, id string) (inbound.Config, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(inboundPK(id), metaSK), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return inbound.Config{}, fail("get inbound webhook", err)
+	}
+	if out.Item == nil {
+		return inbound.Config{}, chat.Errorf(chat.EWebhookNotFound, "The webhook does not exist or is disabled.")
+	}
+	var wh inboundItem
+	if err := attributevalue.UnmarshalMap(out.Item, &wh); err != nil {
+		return inbound.Config{}, chat.Internal(err)
+	}
+	cfg := inbound.Config{
+		Webhook: chat.InboundWebhook{ID: wh.ID, WorkspaceID: wh.WorkspaceID, ChannelID: wh.ChannelID, BotName: wh.BotName,
+			BotAvatarURL: wh.BotAvatarURL, SecretHash: wh.SecretHash, SignatureRequired: wh.SignatureRequired,
+			SigningSecret: wh.SigningSecret, Enabled: wh.Enabled, CreatedAt: wh.CreatedAt, UpdatedAt: wh.UpdatedAt},
+		Workspace: chat.Workspace{ID: wh.WorkspaceID},
+		Channels:  map[string]bool{},
+	}
+	// "#META" sorts before "CHAN#", and "CHAN$" right after every channel.
+	in := &dynamodb.QueryInput{
+		TableName:                 &s.table,
+		KeyConditionExpression:    aws.String("pk = :pk AND sk < :hi"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(wsPK(wh.WorkspaceID)), ":hi": str("CHAN$")},
+		ProjectionExpression:      aws.String("sk, id, default_language, webhook_quota_per_minute, #n"),
+		ExpressionAttributeNames:  map[string]string{"#n": "name"},
+	}
+	p := dynamodb.NewQueryPaginator(s.db, in)
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return inbound.Config{}, fail("query workspace channels", err)
+		}
+		for _, it := range page.Items {
+			if getS(it, attrSK) == metaSK {
+				var w workspaceItem
+				if err := attributevalue.UnmarshalMap(it, &w); err != nil {
+					return inbound.Config{}, chat.Internal(err)
+				}
+				cfg.Workspace = chat.Workspace{ID: wh.WorkspaceID, Name: w.Name, DefaultLanguage: w.DefaultLanguage, WebhookQuota: w.WebhookQuota}
+				continue
+			}
+			cfg.Channels[getS(it, "id")] = true
+		}
+	}
+	return cfg, nil
+}
+
+// Hit implements inbound.QuotaCounter with one atomic UpdateItem.
+func (s *Store) Hit(ctx context.Context, ws string, window, expires time.Time) (int64, error) {
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       key(quotaPK(ws, window), metaSK),
+		UpdateExpression:          aws.String("ADD #c :one SET #ttl = if_not_exists(#ttl, :ttl)"),
+		ExpressionAttributeNames:  map[string]string{"#c": "count", "#ttl": attrTTL},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": num(1), ":ttl": num(epoch(expires.Add(time.Hour)))},
+		ReturnValues:              types.ReturnValueUpdatedNew,
+	})
+	if err != nil {
+		return 0, fail("count quota", err)
+	}
+	n, ok := out.Attributes["count"].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0, chat.Internal(errors.New("dynamo: quota counter without count"))
+	}
+	return strconv.ParseInt(n.Value, 10, 64)
+}
+
+func (s *Store) sigPut(u *inbound.SignatureUse, withKey bool) types.TransactWriteItem {
+	it := sigItem{PK: sigPK(u.WebhookID, u.Hash), SK: metaSK, KeyHash: u.KeyHash, Expires: epoch(u.ExpiresAt), TTL: epoch(u.ExpiresAt.Add(time.Hour))}
+	cond := "attribute_not_exists(pk) OR expires_epoch <= :now"
+	vals := map[string]types.AttributeValue{}
+	if withKey {
+		// An idempotent retry of the request that used the signature may
+		// use it again.
+		cond += " OR key_hash = :kh"
+		vals[":kh"] = str(u.KeyHash)
+	}
+	return put(s.table, it, cond, vals)
+}
+
+// withNow adds :now to a transactional Put's condition values.
+func withNow(item types.TransactWriteItem, now time.Time) types.TransactWriteItem {
+	if item.Put.ExpressionAttributeValues == nil {
+		item.Put.ExpressionAttributeValues = map[string]types.AttributeValue{}
+	}
+	item.Put.ExpressionAttributeValues[":now"] = num(now.Unix())
+	return item
+}
+
+// transact runs a transaction, retrying when it collided with a concurrent
+// one on the same items (which DynamoDB cancels rather than serialises).
+func (s *Store) transact(ctx context.Context, op string, items []types.TransactWriteItem) ([]types.CancellationReason, error) {
+	for attempt := 0; ; attempt++ {
+		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		if err == nil {
+			return nil, nil
+		}
+		reasons := cancellation(err)
+		if reasons == nil {
+			return nil, fail(op, err)
+		}
+		if !conflicted(reasons) {
+			return reasons, nil
+		}
+		if attempt >= 4 {
+			return nil, chat.Errorf(chat.EConflict, "%s: transaction kept colliding", op)
+		}
+		backoff := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
+		select {
+		case <-ctx.Done():
+			return nil, fail(op, ctx.Err())
+		case <-time.After(backoff):
+		}
+	}
+}
+
+// Claim implements inbound.Store with one TransactWriteItems.
+func (s *Store) Claim(ctx context.Context, c inbound.Claim, now time.Time) (inbound.ClaimOutcome, inbound.Record, error) {
+	it := idemItem{
+		PK: idemPK(c.WebhookID, c.KeyHash), SK: metaSK, State: inbound.StateInProgress, Key: c.Key,
+		Fingerprint: c.Fingerprint, Owner: c.Owner, LockedUntil: epoch(c.LockedUntil), Expires: epoch(c.ExpiresAt),
+		TTL: epoch(c.ExpiresAt.Add(time.Hour)),
+	}
+	claim := put(s.table, it, "attribute_not_exists(pk) OR expires_epoch <= :now OR (#st = :inprog AND locked_until <= :now)",
+		map[string]types.AttributeValue{":inprog": str(inbound.StateInProgress)})
+	claim.Put.ExpressionAttributeNames = map[string]string{"#st": "state"}
+	claim.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	items := []types.TransactWriteItem{withNow(claim, now)}
+	if c.Signature != nil {
+		items = append(items, withNow(s.sigPut(c.Signature, true), now))
+	}
+	reasons, err := s.transact(ctx, "claim idempotency key", items)
+	if chat.IsCode(err, chat.EConflict) {
+		return 0, inbound.Record{}, chat.Errorf(chat.EIdempotencyKeyInUse, "A request with this Idempotency-Key is still being processed. Retry later.")
+	}
+	if err != nil {
+		return 0, inbound.Record{}, err
+	}
+	switch {
+	case reasons == nil:
+		return inbound.Claimed, inbound.Record{}, nil
+	case conditionFailed(reasons, 0):
+		var old idemItem
+		if err := attributevalue.UnmarshalMap(reasons[0].Item, &old); err != nil {
+			return 0, inbound.Record{}, chat.Internal(err)
+		}
+		return inbound.KeyHeld, inbound.Record{
+			State: old.State, Fingerprint: old.Fingerprint, Owner: old.Owner,
+			LockedUntil: time.Unix(old.LockedUntil, 0), ExpiresAt: time.Unix(old.Expires, 0),
+			Status: old.Status, Body: []byte(old.Body), MessageID: old.MessageID,
+		}, nil
+	case conditionFailed(reasons, 1):
+		return inbound.SignatureUsed, inbound.Record{}, nil
+	}
+	return 0, inbound.Record{}, chat.Internal(errors.New("dynamo: claim cancelled for an unexpected reason"))
+}
+
+// Release implements inbound.Store: it deletes the claim only while this
+// request still holds it in progress.
+func (s *Store) Release(ctx context.Context, c inbound.Claim) error {
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 &s.table,
+		Key:                       key(idemPK(c.WebhookID, c.KeyHash), metaSK),
+		ConditionExpression:       aws.String("#st = :inprog AND #o = :owner"),
+		ExpressionAttributeNames:  map[string]string{"#st": "state", "#o": "owner"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":inprog": str(inbound.StateInProgress), ":owner": str(c.Owner)},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil
+	}
+	return fail("release idempotency claim", err)
+}
+
+// Accept implements inbound.Store with one TransactWriteItems.
+func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.AcceptOutcome, error) {
+	items := []types.TransactWriteItem{
+		put(s.table, messageItemOf(a.Message), "attribute_not_exists(pk)", nil),
+		put(s.table, requestLogItemOf(a.Log), "attribute_not_exists(pk)", nil),
+	}
+	claimIdx, sigIdx := -1, -1
+	if c := a.Claim; c != nil {
+		claimIdx = len(items)
+		items = append(items, types.TransactWriteItem{Update: &types.Update{
+			TableName:           &s.table,
+			Key:                 key(idemPK(c.WebhookID, c.KeyHash), metaSK),
+			UpdateExpression:    aws.String("SET #st = :done, #status = :status, body = :body, message_id = :mid REMOVE locked_until"),
+			ConditionExpression: aws.String("#st = :inprog AND #o = :owner"),
+			ExpressionAttributeNames: map[string]string{
+				"#st": "state", "#status": "status", "#o": "owner",
+			},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":done": str(inbound.StateCompleted), ":inprog": str(inbound.StateInProgress), ":owner": str(c.Owner),
+				":status": num(int64(a.Status)), ":body": str(string(a.Body)), ":mid": str(a.Message.ID),
+			},
+		}})
+	}
+	if a.Signature != nil {
+		sigIdx = len(items)
+		items = append(items, withNow(s.sigPut(a.Signature, false), now))
+	}
+	reasons, err := s.transact(ctx, "accept inbound message", items)
+	if chat.IsCode(err, chat.EConflict) {
+		return 0, chat.Unavailable(err)
+	}
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case reasons == nil:
+		return inbound.Accepted, nil
+	case claimIdx >= 0 && conditionFailed(reasons, claimIdx):
+		return inbound.ClaimLost, nil
+	case sigIdx >= 0 && conditionFailed(reasons, sigIdx):
+		return inbound.AcceptSignatureUsed, nil
+	}
+	return 0, chat.Internal(errors.New("dynamo: accept cancelled for an unexpected reason"))
+}
+
+// Log implements inbound.Store with one PutItem. It never overwrites: the
+// record of a request whose acceptance did commit, though its caller saw an
+// error, stays as written.
+func (s *Store) Log(ctx context.Context, rec chat.RequestLog) error {
+	av, err := attributevalue.MarshalMap(requestLogItemOf(rec))
+	if err != nil {
+		return chat.Internal(err)
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av, ConditionExpression: aws.String("attribute_not_exists(pk)")})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil
+	}
+	return fail("put request log", err)
+}
+
+// RequestLogs lists a webhook's request log newest first with one Query.
+func (s *Store) RequestLogs(ctx context.Context, ws, webhook, after string, limit int) (chat.Page[chat.RequestLog], error) {
+	items, next, err := s.queryPage(ctx, "list request log", reqLogPK(ws, webhook), "REQ#", after, limit, false)
+	if err != nil {
+		return chat.Page[chat.RequestLog]{}, err
+	}
+	page := chat.Page[chat.RequestLog]{Next: next, Items: make([]chat.RequestLog, 0, len(items))}
+	for _, av := range items {
+		var it requestLogItem
+		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+			return chat.Page[chat.RequestLog]{}, chat.Internal(err)
+		}
+		page.Items = append(page.Items, chat.RequestLog{ID: it.ID, WorkspaceID: it.WorkspaceID, WebhookID: it.WebhookID,
+			ReceivedAt: it.ReceivedAt, Status: it.Status, Outcome: it.Outcome, ErrorCode: it.ErrorCode, MessageID: it.MessageID,
+			IdempotencyKey: it.IdempotencyKey, AuthScheme: it.AuthScheme, SourceIP: it.SourceIP, UserAgent: it.UserAgent,
+			BodyBytes: it.BodyBytes, DurationMS: it.DurationMS})
+	}
+	return page, nil
+}
+
+// InboundWebhookOf returns the inbound webhook id in workspace ws, with one
+// GetItem. Errors: ENotFound when it does not exist there.
+func (s *Store) InboundWebhookOf(ctx context.Context, ws, id string) error {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(inboundPK(id), metaSK),
+		ProjectionExpression: aws.String("workspace_id")})
+	if err != nil {
+		return fail("get inbound webhook", err)
+	}
+	if out.Item == nil || getS(out.Item, "workspace_id") != ws {
+		return chat.Errorf(chat.ENotFound, "The webhook does not exist.")
+	}
+	return nil
+}

@@ -1,0 +1,62 @@
+package dynamo
+
+import (
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+)
+
+// MessageFromImage returns the message of a stream record's new image, and
+// false when the image is not a message item.
+func MessageFromImage(image map[string]types.AttributeValue) (chat.Message, bool) {
+	if !strings.HasPrefix(getS(image, attrSK), messagePrefix) || !strings.HasPrefix(getS(image, attrPK), "CHAN#") {
+		return chat.Message{}, false
+	}
+	var it messageItem
+	if err := attributevalue.UnmarshalMap(image, &it); err != nil || !chat.ValidID(it.ID) {
+		return chat.Message{}, false
+	}
+	return it.message(), true
+}
+
+// FromLambdaImage converts an image of a Lambda DynamoDB stream event into
+// the SDK's attribute values.
+func FromLambdaImage(image map[string]events.DynamoDBAttributeValue) map[string]types.AttributeValue {
+	out := make(map[string]types.AttributeValue, len(image))
+	for k, v := range image {
+		out[k] = fromLambda(v)
+	}
+	return out
+}
+
+func fromLambda(v events.DynamoDBAttributeValue) types.AttributeValue {
+	switch v.DataType() {
+	case events.DataTypeString:
+		return &types.AttributeValueMemberS{Value: v.String()}
+	case events.DataTypeNumber:
+		return &types.AttributeValueMemberN{Value: v.Number()}
+	case events.DataTypeBoolean:
+		return &types.AttributeValueMemberBOOL{Value: v.Boolean()}
+	case events.DataTypeBinary:
+		return &types.AttributeValueMemberB{Value: v.Binary()}
+	case events.DataTypeStringSet:
+		return &types.AttributeValueMemberSS{Value: v.StringSet()}
+	case events.DataTypeNumberSet:
+		return &types.AttributeValueMemberNS{Value: v.NumberSet()}
+	case events.DataTypeBinarySet:
+		return &types.AttributeValueMemberBS{Value: v.BinarySet()}
+	case events.DataTypeList:
+		l := v.List()
+		out := make([]types.AttributeValue, len(l))
+		for i, e := range l {
+			out[i] = fromLambda(e)
+		}
+		return &types.AttributeValueMemberL{Value: out}
+	case events.DataTypeMap:
+		return &types.AttributeValueMemberM{Value: FromLambdaImage(v.Map())}
+	}
+	return &types.AttributeValueMemberNULL{Value: true}
+}

@@ -1,0 +1,158 @@
+package httpapi
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/inbound"
+	"github.com/chatbridge/chat/pkg/signature"
+	"github.com/chatbridge/chat/pkg/workspaces"
+)
+
+// Inbound webhook headers.
+const (
+	WebhookSecretHeader  = "X-Service-Webhook-Secret"
+	IdempotencyKeyHeader = "Idempotency-Key"
+	ReplayedHeader       = "Idempotent-Replayed"
+)
+
+// Poster decides inbound webhook requests.
+type Poster interface {
+	Post(ctx context.Context, req inbound.Request) inbound.Result
+}
+
+// InboundHandler serves POST /webhooks/{webhook}/messages (contract
+// section 4). The decisions are inbound.Service's; this reads the request
+// and writes the result with the X-RateLimit-* headers.
+func InboundHandler(p Poster, now chat.Clock) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req := inbound.Request{
+			WebhookID:       r.PathValue("webhook"),
+			MediaTypeErr:    CheckContentType(r),
+			SignatureHeader: signature.FromRequest(r.Header),
+			SourceIP:        clientIP(r),
+			UserAgent:       r.UserAgent(),
+			RequestID:       RequestID(r.Context()),
+			ReceivedAt:      now(),
+		}
+		if vals := r.Header.Values(WebhookSecretHeader); len(vals) > 0 {
+			req.SecretHeader, req.HasSecretHeader = vals[0], true
+		}
+		if vals := r.Header.Values(IdempotencyKeyHeader); len(vals) > 0 {
+			// The adapter splits header values on commas; a key is one value.
+			req.IdempotencyKey, req.HasKey = joinValues(vals), true
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, inbound.MaxBodyBytes+1))
+		if err != nil {
+			Error(w, r, chat.Errorf(chat.EInvalidJSON, "The request body could not be read."))
+			return
+		}
+		req.Body, req.TooLarge = body, len(body) > inbound.MaxBodyBytes || r.ContentLength > inbound.MaxBodyBytes
+		res := p.Post(r.Context(), req)
+		if q := res.Quota; q != nil {
+			h := w.Header()
+			h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
+			h.Set("X-RateLimit-Remaining", strconv.Itoa(q.Remaining))
+			h.Set("X-RateLimit-Reset", strconv.FormatInt(q.Reset.Unix(), 10))
+		}
+		if res.Err != nil {
+			Error(w, r, res.Err)
+			return
+		}
+		if res.Replayed {
+			w.Header().Set(ReplayedHeader, "true")
+		}
+		RawJSON(w, res.Status, res.Body)
+	})
+}
+
+func joinValues(vals []string) string {
+	out := vals[0]
+	for _, v := range vals[1:] {
+		out += "," + v
+	}
+	return out
+}
+
+// clientIP is the caller's address: API Gateway's sourceIp (the adapter
+// puts it in RemoteAddr), or the socket's host locally.
+func clientIP(r *http.Request) string {
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		return host
+	}
+	return r.RemoteAddr
+}
+
+// RequestLogStore lists request log records.
+type RequestLogStore interface {
+	// InboundWebhookOf checks that webhook belongs to workspace ws.
+	// Errors: ENotFound.
+	InboundWebhookOf(ctx context.Context, ws, webhook string) error
+	RequestLogs(ctx context.Context, ws, webhook, after string, limit int) (chat.Page[chat.RequestLog], error)
+}
+
+type requestLogView struct {
+	ID             string  `json:"id"`
+	WorkspaceID    string  `json:"workspace_id"`
+	WebhookID      string  `json:"webhook_id"`
+	ReceivedAt     string  `json:"received_at"`
+	Status         int     `json:"status"`
+	Outcome        string  `json:"outcome"`
+	ErrorCode      *string `json:"error_code"`
+	MessageID      *string `json:"message_id"`
+	IdempotencyKey *string `json:"idempotency_key"`
+	AuthScheme     string  `json:"auth_scheme"`
+	SourceIP       string  `json:"source_ip"`
+	UserAgent      string  `json:"user_agent"`
+	BodyBytes      int     `json:"body_bytes"`
+	DurationMS     int64   `json:"duration_ms"`
+}
+
+// RequestLogHandler serves GET
+// /api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/requests
+// (contract section 7): newest first, paginated like the lists.
+func RequestLogHandler(auth Authorizer, store RequestLogStore, codec *cursor.Codec) http.Handler {
+	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		webhook := r.PathValue("webhook")
+		paging, err := ReadPaging(r, codec, "inbound-requests:"+p.WorkspaceID+":"+webhook)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		notFound := chat.Errorf(chat.ENotFound, "The webhook does not exist.")
+		if !chat.ValidID(webhook) {
+			Error(w, r, notFound)
+			return
+		}
+		if err := store.InboundWebhookOf(r.Context(), p.WorkspaceID, webhook); err != nil {
+			Error(w, r, err)
+			return
+		}
+		page, err := store.RequestLogs(r.Context(), p.WorkspaceID, webhook, paging.After, paging.Limit)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		views := make([]requestLogView, 0, len(page.Items))
+		for _, l := range page.Items {
+			views = append(views, requestLogView{ID: l.ID, WorkspaceID: l.WorkspaceID, WebhookID: l.WebhookID,
+				ReceivedAt: chat.FormatTime(l.ReceivedAt), Status: l.Status, Outcome: l.Outcome,
+				ErrorCode: orNull(l.ErrorCode), MessageID: orNull(l.MessageID), IdempotencyKey: orNull(l.IdempotencyKey),
+				AuthScheme: l.AuthScheme, SourceIP: l.SourceIP, UserAgent: l.UserAgent, BodyBytes: l.BodyBytes, DurationMS: l.DurationMS})
+		}
+		WritePage(w, paging, views, page.Next)
+	})
+}
+
+// orNull renders "" as JSON null.
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,18 @@
+// Package inbound is the inbound webhook capability: an external system
+// posts a message into a channel through POST /webhooks/{webhook}/messages,
+// and the service decides, in the contract's order (section 4), whether to
+// accept it: webhook lookup, quota, size, credentials (static secret or
+// HMAC signature with a replay guard), body, idempotency, acceptance.
+//
+// Every request that reaches the quota step is counted and logged with its
+// outcome. An accepted message is written in one transaction with its
+// request log record and its idempotency result, so that a 202 always means
+// the message is stored, and a retry with the same Idempotency-Key after any
+// failure yields exactly one message (docs/delivery.md).
+//
+// AWS calls on a warm function (webhook settings cached in memory):
+// accepted without a key 2 (quota, accept), accepted with a key 3 (quota,
+// claim, accept); rejected before storage 2 (quota, log). Rejections that
+// depend on stored state (a replayed signature, a reused or busy key) cost
+// one read-and-write more, because the state has to be consulted.
+package inbound

@@ -1,0 +1,420 @@
+package inbound
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/jsonbody"
+	"github.com/chatbridge/chat/pkg/signature"
+)
+
+// Limits of the contract.
+const (
+	MaxBodyBytes      = 64 << 10
+	MaxContentRunes   = 40000
+	QuotaWindow       = 60 * time.Second
+	IdempotencyTTL    = 24 * time.Hour
+	MaxIdempotencyKey = 255
+	// maxUserAgent bounds what the request log keeps of a User-Agent.
+	maxUserAgent = 512
+)
+
+// Request is one inbound request as the HTTP layer read it.
+type Request struct {
+	WebhookID string
+	// Body holds at most MaxBodyBytes+1 bytes; TooLarge says there was more.
+	Body     []byte
+	TooLarge bool
+	// MediaTypeErr is the HTTP layer's verdict on Content-Type, or nil.
+	MediaTypeErr    error
+	SecretHeader    string
+	HasSecretHeader bool
+	SignatureHeader string
+	IdempotencyKey  string
+	HasKey          bool
+	SourceIP        string
+	UserAgent       string
+	RequestID       string
+	ReceivedAt      time.Time
+}
+
+// QuotaState is the quota as the X-RateLimit-* headers report it.
+type QuotaState struct {
+	Limit     int
+	Remaining int
+	Reset     time.Time
+}
+
+// Result is the answer to a request: a body to send as is (accepted or
+// replayed), or an error in the contract's codes.
+type Result struct {
+	Status   int
+	Body     []byte
+	Replayed bool
+	Err      error
+	// Quota is nil when the request was refused before the quota step.
+	Quota *QuotaState
+}
+
+// Service decides inbound requests.
+type Service struct {
+	Configs ConfigSource
+	Quota   QuotaCounter
+	Store   Store
+	IDs     *chat.IDs
+	Now     chat.Clock
+	// LockTimeout is how long a claimed key blocks other requests with the
+	// same key when its holder dies without finishing.
+	LockTimeout time.Duration
+}
+
+// post is a validated request body.
+type post struct {
+	content   string
+	channelID string
+	skip      bool
+}
+
+// Post decides one request. It never returns a Go error: every outcome,
+// including a failed dependency, is a Result.
+func (s *Service) Post(ctx context.Context, req Request) Result {
+	if !chat.ValidID(req.WebhookID) {
+		return Result{Err: errNotFound()}
+	}
+	cfg, err := s.Configs.WebhookConfig(ctx, req.WebhookID)
+	if err == nil && !cfg.Webhook.Enabled {
+		err = errNotFound()
+	}
+	if err != nil {
+		return Result{Err: err}
+	}
+	d := &decision{svc: s, req: req, cfg: cfg, log: chat.RequestLog{
+		ID: s.IDs.New(req.ReceivedAt), WorkspaceID: cfg.Workspace.ID, WebhookID: cfg.Webhook.ID,
+		ReceivedAt: req.ReceivedAt, IdempotencyKey: printableKey(req), AuthScheme: scheme(cfg),
+		SourceIP: req.SourceIP, UserAgent: truncate(req.UserAgent, maxUserAgent), BodyBytes: len(req.Body),
+	}}
+	return d.run(ctx)
+}
+
+// decision carries one request through the steps after the lookup.
+type decision struct {
+	svc   *Service
+	req   Request
+	cfg   Config
+	log   chat.RequestLog
+	quota *QuotaState
+}
+
+func (d *decision) run(ctx context.Context) Result {
+	now := d.svc.Now()
+	// Step 2: quota. Every request from here on is counted and logged.
+	limit := d.cfg.Workspace.WebhookQuota
+	if limit <= 0 {
+		limit = chat.DefaultWebhookQuota
+	}
+	window := now.Truncate(QuotaWindow)
+	reset := window.Add(QuotaWindow)
+	count, err := d.svc.Quota.Hit(ctx, d.cfg.Workspace.ID, window, reset)
+	if err != nil {
+		return d.reject(ctx, err)
+	}
+	d.quota = &QuotaState{Limit: limit, Remaining: max(0, limit-int(count)), Reset: reset}
+	if count > int64(limit) {
+		retry := int(reset.Sub(now).Seconds() + 0.999)
+		e := chat.Errorf(chat.EQuotaExceeded, "The webhook request quota of this workspace is exhausted. Retry after the window resets.")
+		e.RetryAfter = max(1, retry)
+		return d.reject(ctx, e)
+	}
+	// Step 3: size.
+	if d.req.TooLarge || len(d.req.Body) > MaxBodyBytes {
+		return d.reject(ctx, chat.Errorf(chat.EPayloadTooLarge, "The request body must not be larger than 64 KiB."))
+	}
+	obj, jsonErr := jsonbody.ParseObject(d.req.Body)
+	// Step 4: credentials, before the body is judged.
+	sig, err := d.authenticate(obj, now)
+	if err != nil {
+		return d.reject(ctx, err)
+	}
+	// Step 5: body.
+	if d.req.MediaTypeErr != nil {
+		return d.reject(ctx, d.req.MediaTypeErr)
+	}
+	if jsonErr != nil {
+		return d.reject(ctx, jsonErr)
+	}
+	p, err := d.validate(obj)
+	if err != nil {
+		return d.reject(ctx, err)
+	}
+	// Step 6: Idempotency-Key.
+	if d.req.HasKey && !validKey(d.req.IdempotencyKey) {
+		return d.reject(ctx, chat.Errorf(chat.EInvalidIdempotencyKey, "The Idempotency-Key header must be 1 to 255 printable ASCII characters."))
+	}
+	return d.accept(ctx, p, sig, now)
+}
+
+// authenticate applies the webhook's scheme and returns the signature use
+// to record, if any.
+func (d *decision) authenticate(obj jsonbody.Object, now time.Time) (*SignatureUse, error) {
+	wh := d.cfg.Webhook
+	if wh.SignatureRequired {
+		matched, err := signature.Verify(d.req.SignatureHeader, []byte(wh.SigningSecret), d.req.Body, now)
+		if err != nil {
+			return nil, err
+		}
+		parsed, _ := signature.Parse(d.req.SignatureHeader)
+		sum := sha256.Sum256([]byte(matched))
+		return &SignatureUse{
+			WebhookID: wh.ID, Hash: hex.EncodeToString(sum[:]),
+			// The signature stays usable while its timestamp is fresh.
+			ExpiresAt: time.Unix(parsed.T, 0).Add(signature.Tolerance + time.Second),
+		}, nil
+	}
+	secret, ok := d.req.SecretHeader, d.req.HasSecretHeader
+	if !ok && obj != nil {
+		var v chat.Validation
+		secret, ok = obj.String(&v, "secret", "secret")
+	}
+	if !ok || secret == "" {
+		return nil, chat.Errorf(chat.EMissingCredentials, "The webhook secret is required: send it in the X-Service-Webhook-Secret header or the secret field.")
+	}
+	if !chat.HashesEqual(chat.HashToken(secret), wh.SecretHash) {
+		return nil, chat.Errorf(chat.EInvalidSecret, "The webhook secret is invalid.")
+	}
+	return nil, nil
+}
+
+func (d *decision) validate(obj jsonbody.Object) (post, error) {
+	var v chat.Validation
+	var p post
+	content, ok := obj.String(&v, "content", "content")
+	switch {
+	case !ok && !v.Has("content"):
+		v.Add("content", "The content field is required.")
+	case ok && strings.TrimSpace(content) == "":
+		v.Add("content", "The content field is required.")
+	case ok && utf8.RuneCountInString(content) > MaxContentRunes:
+		v.Add("content", "The content field must not be greater than 40000 characters.")
+	}
+	p.content = content
+	p.channelID = d.cfg.Webhook.ChannelID
+	if ch, ok := obj.String(&v, "channel_id", "channel id"); ok {
+		if !chat.ValidID(ch) || !d.cfg.Channels[ch] {
+			v.Add("channel_id", "The selected channel id is invalid.")
+		}
+		p.channelID = ch
+	}
+	p.skip, _ = obj.Bool(&v, "skip_translation", "skip translation")
+	obj.String(&v, "secret", "secret")
+	return p, v.Err()
+}
+
+// accept stores the message (steps 6 and 7).
+func (d *decision) accept(ctx context.Context, p post, sig *SignatureUse, now time.Time) Result {
+	wh := d.cfg.Webhook
+	msg := chat.Message{
+		ID: d.svc.IDs.New(now), WorkspaceID: d.cfg.Workspace.ID, ChannelID: p.channelID,
+		Author:  chat.Author{Type: chat.AuthorBot, ID: wh.ID, Name: wh.BotName, AvatarURL: wh.BotAvatarURL, Language: d.cfg.Workspace.DefaultLanguage},
+		Content: p.content, SkipTranslation: p.skip, SourceLanguage: d.cfg.Workspace.DefaultLanguage,
+		Status: chat.MessageQueued, CreatedAt: now,
+	}
+	body := AcceptedBody(msg)
+	var claim *Claim
+	if d.req.HasKey {
+		claim = &Claim{
+			WebhookID: wh.ID, Key: d.req.IdempotencyKey, KeyHash: hashKey(d.req.IdempotencyKey),
+			Fingerprint: fingerprint(p), Owner: d.log.ID,
+			LockedUntil: now.Add(d.svc.lockTimeout()), ExpiresAt: now.Add(IdempotencyTTL), Signature: sig,
+		}
+		if sig != nil {
+			sig.KeyHash = claim.KeyHash
+		}
+		outcome, rec, err := d.svc.Store.Claim(ctx, *claim, now)
+		if err != nil {
+			// The claim may have committed though its answer was lost.
+			d.release(ctx, claim)
+			return d.reject(ctx, err)
+		}
+		switch outcome {
+		case SignatureUsed:
+			return d.reject(ctx, errReplayed())
+		case KeyHeld:
+			return d.held(ctx, rec, claim.Fingerprint, now)
+		}
+		sig = nil // recorded with the claim
+	}
+	d.log.Status, d.log.Outcome, d.log.MessageID = 202, chat.OutcomeAccepted, msg.ID
+	d.log.DurationMS = d.svc.Now().Sub(d.req.ReceivedAt).Milliseconds()
+	outcome, err := d.svc.Store.Accept(ctx, Acceptance{Message: msg, Log: d.log, Claim: claim, Status: 202, Body: body, Signature: sig}, now)
+	if err != nil {
+		d.release(ctx, claim)
+		d.log.Status, d.log.Outcome, d.log.MessageID = 0, "", ""
+		return d.reject(ctx, err)
+	}
+	switch outcome {
+	case AcceptSignatureUsed:
+		d.log.MessageID = ""
+		return d.reject(ctx, errReplayed())
+	case ClaimLost:
+		d.log.MessageID = ""
+		return d.reject(ctx, errInUse(1))
+	}
+	return Result{Status: 202, Body: body, Quota: d.quota}
+}
+
+// release gives up this request's claim after a failure, so that a retry
+// need not wait for the lock to expire. The store only deletes a claim
+// still in progress and owned by this request.
+func (d *decision) release(ctx context.Context, c *Claim) {
+	if c == nil {
+		return
+	}
+	if err := d.svc.Store.Release(context.WithoutCancel(ctx), *c); err != nil {
+		slog.WarnContext(ctx, "release idempotency claim", "error", err.Error())
+	}
+}
+
+// held answers a request whose key a live record holds.
+func (d *decision) held(ctx context.Context, rec Record, fp string, now time.Time) Result {
+	if rec.Fingerprint != fp {
+		return d.reject(ctx, chat.Errorf(chat.EIdempotencyKeyReused, "This Idempotency-Key was already used with a different request."))
+	}
+	if rec.State != StateCompleted {
+		wait := int(rec.LockedUntil.Sub(now).Seconds() + 0.999)
+		return d.reject(ctx, errInUse(max(1, wait)))
+	}
+	d.log.Status, d.log.Outcome, d.log.MessageID = rec.Status, chat.OutcomeReplayed, rec.MessageID
+	d.write(ctx)
+	return Result{Status: rec.Status, Body: rec.Body, Replayed: true, Quota: d.quota}
+}
+
+// reject logs a refused request (from the quota step on) and answers it.
+func (d *decision) reject(ctx context.Context, err error) Result {
+	code := chat.ErrorCode(err)
+	d.log.Status, d.log.Outcome, d.log.ErrorCode = chat.Status(code), chat.OutcomeRejected, code
+	d.write(ctx)
+	return Result{Err: err, Quota: d.quota}
+}
+
+// write stores the log record; a failure to log must not change the
+// answer, so it is only reported.
+func (d *decision) write(ctx context.Context) {
+	d.log.DurationMS = d.svc.Now().Sub(d.req.ReceivedAt).Milliseconds()
+	if err := d.svc.Store.Log(context.WithoutCancel(ctx), d.log); err != nil {
+		slog.WarnContext(ctx, "write inbound request log", "error", err.Error(), "webhook_id", d.log.WebhookID)
+	}
+}
+
+func (s *Service) lockTimeout() time.Duration {
+	if s.LockTimeout > 0 {
+		return s.LockTimeout
+	}
+	return 15 * time.Second
+}
+
+// AcceptedBody is the 202 body of an accepted message; it is stored with
+// the idempotency record, so that a replay is byte-identical.
+func AcceptedBody(m chat.Message) []byte {
+	type author struct {
+		Type      string  `json:"type"`
+		Name      string  `json:"name"`
+		AvatarURL *string `json:"avatar_url"`
+	}
+	var body struct {
+		Data struct {
+			ID              string `json:"id"`
+			WorkspaceID     string `json:"workspace_id"`
+			ChannelID       string `json:"channel_id"`
+			Content         string `json:"content"`
+			SkipTranslation bool   `json:"skip_translation"`
+			Author          author `json:"author"`
+			Status          string `json:"status"`
+			CreatedAt       string `json:"created_at"`
+		} `json:"data"`
+	}
+	b := &body.Data
+	b.ID, b.WorkspaceID, b.ChannelID, b.Content, b.SkipTranslation = m.ID, m.WorkspaceID, m.ChannelID, m.Content, m.SkipTranslation
+	b.Author = author{Type: m.Author.Type, Name: m.Author.Name}
+	if m.Author.AvatarURL != "" {
+		b.Author.AvatarURL = &m.Author.AvatarURL
+	}
+	b.Status, b.CreatedAt = m.Status, chat.FormatTime(m.CreatedAt)
+	out, err := json.Marshal(body)
+	if err != nil {
+		panic("inbound: marshal accepted body: " + err.Error())
+	}
+	return out
+}
+
+// fingerprint identifies "the same request" for a key: channel, content
+// and skip_translation (contract section 4, step 6).
+func fingerprint(p post) string {
+	h := sha256.New()
+	b, _ := json.Marshal([]any{p.channelID, p.content, p.skip})
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func hashKey(k string) string {
+	sum := sha256.Sum256([]byte(k))
+	return hex.EncodeToString(sum[:])
+}
+
+func validKey(k string) bool {
+	if len(k) < 1 || len(k) > MaxIdempotencyKey {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// printableKey is the key as the log keeps it: only a valid one.
+func printableKey(req Request) string {
+	if req.HasKey && validKey(req.IdempotencyKey) {
+		return req.IdempotencyKey
+	}
+	return ""
+}
+
+func scheme(cfg Config) string {
+	if cfg.Webhook.SignatureRequired {
+		return chat.SchemeSignature
+	}
+	return chat.SchemeStatic
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+func errNotFound() error {
+	return chat.Errorf(chat.EWebhookNotFound, "The webhook does not exist or is disabled.")
+}
+
+func errReplayed() error {
+	return chat.Errorf(chat.ESignatureReplayed, "This signature was already used. Sign every request anew.")
+}
+
+func errInUse(retryAfter int) error {
+	e := chat.Errorf(chat.EIdempotencyKeyInUse, "A request with this Idempotency-Key is still being processed. Retry later.")
+	e.RetryAfter = retryAfter
+	return e
+}

@@ -1,0 +1,79 @@
+// Package relay is the transactional outbox's relay: it turns the inserts
+// of message items on the table's stream into translation jobs on the
+// queue. A message item and the request that accepted it commit in one
+// transaction; DynamoDB Streams keeps every insert for 24 hours and Lambda
+// retries a record until the relay reports it sent, so an accepted message
+// always reaches the queue (docs/delivery.md).
+package relay
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/messages"
+)
+
+// Sender puts jobs on the translation queue.
+type Sender interface {
+	// SendJobs sends jobs and returns the indexes of those not sent.
+	SendJobs(ctx context.Context, jobs []messages.Job) (failed []int, err error)
+}
+
+// Entry is one stream record that holds a message.
+type Entry struct {
+	// ID identifies the record to the caller (its sequence number).
+	ID      string
+	Message chat.Message
+}
+
+// Relay forwards messages to the queue.
+type Relay struct {
+	Queue Sender
+}
+
+// Forward sends the entries' jobs and returns the ids of the entries that
+// were not sent, to be retried.
+func (r *Relay) Forward(ctx context.Context, entries []Entry) []string {
+	if len(entries) == 0 {
+		return nil
+	}
+	jobs := make([]messages.Job, len(entries))
+	for i, e := range entries {
+		jobs[i] = messages.JobOf(e.Message)
+	}
+	failed, err := r.Queue.SendJobs(ctx, jobs)
+	if err != nil {
+		slog.WarnContext(ctx, "relay: send jobs", "error", err.Error(), "jobs", len(jobs))
+	}
+	ids := make([]string, 0, len(failed))
+	for _, i := range failed {
+		ids = append(ids, entries[i].ID)
+	}
+	return ids
+}
+
+// HandleStream is the Lambda handler of the table's stream. Records that
+// are not message inserts are skipped (the event source mapping's filter
+// already drops them in AWS). Failed records are reported as batch item
+// failures, so that Lambda retries from the first of them.
+func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	var entries []Entry
+	for _, rec := range ev.Records {
+		if rec.EventName != string(events.DynamoDBOperationTypeInsert) {
+			continue
+		}
+		m, ok := dynamo.MessageFromImage(dynamo.FromLambdaImage(rec.Change.NewImage))
+		if !ok {
+			continue
+		}
+		entries = append(entries, Entry{ID: rec.Change.SequenceNumber, Message: m})
+	}
+	var resp events.DynamoDBEventResponse
+	for _, id := range r.Forward(ctx, entries) {
+		resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: id})
+	}
+	return resp, nil
+}
