@@ -7,7 +7,12 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 )
 
+const function = "FallbackFunction"
+
 func main() {
 	app.InitLambdaLogger()
-	app.StartHTTP(nil)
+	app.Start(function, handler(), nil)
 }
+
+// handler needs no configuration: it serves no route of its own.
+func handler() app.HTTPHandler { return app.HTTPLambda(nil) }

@@ -13,9 +13,15 @@ const function = "JoinRoomFunction"
 
 func main() {
 	app.InitLambdaLogger()
-	a, _, err := app.FromEnv(context.Background())
+	h, err := handler(context.Background())
+	app.Start(function, h, err)
+}
+
+// handler builds the function's Lambda handler from the environment.
+func handler(ctx context.Context) (app.HTTPHandler, error) {
+	a, _, err := app.FromEnv(ctx)
 	if err != nil {
-		app.Exit(function, err)
+		return nil, err
 	}
-	app.StartHTTP(map[string]http.Handler{function: a.JoinHandler()})
+	return app.HTTPLambda(map[string]http.Handler{function: a.JoinHandler()}), nil
 }

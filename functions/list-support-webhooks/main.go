@@ -14,9 +14,15 @@ const function = "ListSupportWebhooksFunction"
 
 func main() {
 	app.InitLambdaLogger()
-	a, _, err := app.FromEnv(context.Background(), awsenv.EnvCursorKey)
+	h, err := handler(context.Background())
+	app.Start(function, h, err)
+}
+
+// handler builds the function's Lambda handler from the environment.
+func handler(ctx context.Context) (app.HTTPHandler, error) {
+	a, _, err := app.FromEnv(ctx, awsenv.EnvCursorKey)
 	if err != nil {
-		app.Exit(function, err)
+		return nil, err
 	}
-	app.StartHTTP(map[string]http.Handler{function: a.SupportWebhooksHandler()})
+	return app.HTTPLambda(map[string]http.Handler{function: a.SupportWebhooksHandler()}), nil
 }

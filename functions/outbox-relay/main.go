@@ -6,7 +6,7 @@ package main
 import (
 	"context"
 
-	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 )
@@ -15,9 +15,15 @@ const function = "OutboxRelayFunction"
 
 func main() {
 	app.InitLambdaLogger()
-	a, env, err := app.FromEnv(context.Background(), awsenv.EnvQueueURL)
+	h, err := handler(context.Background())
+	app.Start(function, h, err)
+}
+
+// handler builds the relay from the environment.
+func handler(ctx context.Context) (func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error), error) {
+	a, env, err := app.FromEnv(ctx, awsenv.EnvQueueURL)
 	if err != nil {
-		app.Exit(function, err)
+		return nil, err
 	}
-	lambda.Start(a.Relay(env[awsenv.EnvQueueURL]).HandleStream)
+	return a.Relay(env[awsenv.EnvQueueURL]).HandleStream, nil
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -115,8 +116,21 @@ func Exit(function string, err error) {
 	os.Exit(1)
 }
 
-// StartHTTP runs the handlers of the named functions as one Lambda behind
-// API Gateway's HTTP API (payload format 2.0).
-func StartHTTP(handlers map[string]http.Handler) {
-	lambda.Start(httpadapter.NewV2(httpapi.Mux(handlers)).ProxyWithContext)
+// HTTPHandler is the Lambda handler of an HTTP function behind API
+// Gateway's HTTP API (payload format 2.0).
+type HTTPHandler = func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+
+// HTTPLambda adapts handlers (keyed by function logical id) to Lambda with
+// the V2 adapter, keeping the request context.
+func HTTPLambda(handlers map[string]http.Handler) HTTPHandler {
+	return httpadapter.NewV2(httpapi.Mux(handlers)).ProxyWithContext
+}
+
+// Start runs handler as the function's Lambda handler, or exits at init
+// with err logged.
+func Start[H any](function string, handler H, err error) {
+	if err != nil {
+		Exit(function, err)
+	}
+	lambda.Start(handler)
 }

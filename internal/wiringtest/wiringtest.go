@@ -1,0 +1,68 @@
+// Package wiringtest runs a function's events/ sample through its real
+// Lambda handler against a local stack seeded with the demo fixture.
+package wiringtest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/fixture"
+)
+
+// Demo gives t a fresh stack seeded with fixtures/demo.json, and points
+// the function's environment at it.
+func Demo(t *testing.T) (*stacktest.Stack, *fixture.Document) {
+	t.Helper()
+	st := stacktest.New(t)
+	d, err := fixture.Parse(chatbundle.DemoFixture)
+	if err != nil {
+		t.Fatalf("demo fixture: %v", err)
+	}
+	now := time.Now()
+	if err := d.Complete(chat.NewIDs(), now); err != nil {
+		t.Fatalf("demo fixture: %v", err)
+	}
+	if err := dynamo.New(dynamodb.NewFromConfig(st.AWS), st.Table).Apply(context.Background(), d, now); err != nil {
+		t.Fatalf("apply demo fixture: %v", err)
+	}
+	t.Setenv(awsenv.EnvTable, st.Table)
+	t.Setenv(awsenv.EnvCursorKey, "wiring-test-cursor-key-0123456789")
+	t.Setenv(awsenv.EnvQueueURL, st.Resources.Queues["TranslationQueue"])
+	st.Calls.Reset()
+	return st, d
+}
+
+// Event reads events/<name> (relative to the repository root) into T.
+func Event[T any](t *testing.T, name string) T {
+	t.Helper()
+	var v T
+	b, err := os.ReadFile(filepath.Join("..", "..", "events", name))
+	if err != nil {
+		t.Fatalf("read sample event: %v", err)
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("sample event %s: %v", name, err)
+	}
+	return v
+}
+
+// Body decodes an HTTP response body.
+func Body(t *testing.T, resp events.APIGatewayV2HTTPResponse) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(resp.Body), &v); err != nil {
+		t.Fatalf("response body %q: %v", resp.Body, err)
+	}
+	return v
+}
