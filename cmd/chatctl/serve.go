@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/pkg/app"
@@ -83,6 +84,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	os.Setenv(awsenv.EnvQueueURL, res.Queues["TranslationQueue"])
+	// What the event source mappings do in AWS: relay message inserts from
+	// the table's stream to the queue.
+	workers, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	go localstack.RelayStream(workers, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, a.Relay(res.Queues["TranslationQueue"]), 200*time.Millisecond)
 	if *demo {
 		if err := applyDemo(ctx, a, stdout); err != nil {
 			return err
