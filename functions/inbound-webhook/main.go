@@ -23,6 +23,7 @@ func handler(ctx context.Context) (app.HTTPHandler, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.Metrics = app.LambdaMetrics(function)
 	ttl, err := app.WebhookCacheTTL()
 	if err != nil {
 		return nil, err

@@ -23,5 +23,6 @@ func handler(ctx context.Context) (app.HTTPHandler, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.Metrics = app.LambdaMetrics(function)
 	return app.HTTPLambda(map[string]http.Handler{function: a.JoinHandler()}), nil
 }

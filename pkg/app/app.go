@@ -20,6 +20,7 @@ import (
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/rooms"
@@ -34,6 +35,8 @@ type App struct {
 	Now   chat.Clock
 	// Cursor signs list cursors; nil unless CURSOR_KEY is set.
 	Cursor *cursor.Codec
+	// Metrics records CloudWatch metrics (EMF on stdout); nil records none.
+	Metrics emf.Recorder
 }
 
 // New builds an App on table using cfg.
@@ -68,7 +71,7 @@ func FromEnv(ctx context.Context, extra ...string) (*App, map[string]string, err
 
 // JoinHandler serves JoinRoomFunction.
 func (a *App) JoinHandler() http.Handler {
-	return httpapi.JoinHandler(&rooms.Service{Store: a.Store, IDs: a.IDs, Now: a.Now})
+	return httpapi.JoinHandler(&rooms.Service{Store: a.Store, IDs: a.IDs, Now: a.Now}, a.Metrics)
 }
 
 // auth is the one workspace authenticator every workspace endpoint uses.
@@ -106,6 +109,14 @@ func (a *App) Handlers() (map[string]http.Handler, error) {
 // Lambda request id.
 func InitLambdaLogger() {
 	slog.SetDefault(lambdacontext.NewLogger())
+}
+
+// MetricsNamespace is the CloudWatch namespace of the service's metrics.
+const MetricsNamespace = "ChatService"
+
+// LambdaMetrics returns the EMF recorder of function, on stdout.
+func LambdaMetrics(function string) emf.Recorder {
+	return emf.New(os.Stdout, MetricsNamespace, map[string]string{"Function": function})
 }
 
 // Exit logs an initialisation failure and exits non-zero: a function with

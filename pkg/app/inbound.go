@@ -36,7 +36,7 @@ func (a *App) InboundService(ttl time.Duration) *inbound.Service {
 
 // InboundHandler serves InboundWebhookFunction.
 func (a *App) InboundHandler(ttl time.Duration) http.Handler {
-	return httpapi.InboundHandler(a.InboundService(ttl), a.Now)
+	return httpapi.InboundHandler(a.InboundService(ttl), a.Now, a.Metrics)
 }
 
 // RequestLogHandler serves ListInboundRequestsFunction.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/inbound"
 	"github.com/chatbridge/chat/pkg/signature"
 	"github.com/chatbridge/chat/pkg/workspaces"
@@ -29,7 +30,7 @@ type Poster interface {
 // InboundHandler serves POST /webhooks/{webhook}/messages (contract
 // section 4). The decisions are inbound.Service's; this reads the request
 // and writes the result with the X-RateLimit-* headers.
-func InboundHandler(p Poster, now chat.Clock) http.Handler {
+func InboundHandler(p Poster, now chat.Clock, m emf.Recorder) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req := inbound.Request{
 			WebhookID:       r.PathValue("webhook"),
@@ -60,6 +61,7 @@ func InboundHandler(p Poster, now chat.Clock) http.Handler {
 			h.Set("X-RateLimit-Remaining", strconv.Itoa(q.Remaining))
 			h.Set("X-RateLimit-Reset", strconv.FormatInt(q.Reset.Unix(), 10))
 		}
+		recordInbound(r.Context(), m, res)
 		if res.Err != nil {
 			Error(w, r, res.Err)
 			return
@@ -155,4 +157,26 @@ func orNull(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// recordInbound counts a decided request by outcome.
+func recordInbound(ctx context.Context, m emf.Recorder, res inbound.Result) {
+	name := "InboundAccepted"
+	switch {
+	case res.Err != nil && chat.IsCode(res.Err, chat.EQuotaExceeded):
+		record(ctx, m, emf.Metric{Name: "InboundRejected", Unit: emf.Count, Value: 1}, emf.Metric{Name: "QuotaRejections", Unit: emf.Count, Value: 1})
+		return
+	case res.Err != nil:
+		name = "InboundRejected"
+	case res.Replayed:
+		name = "InboundReplayed"
+	}
+	record(ctx, m, emf.Metric{Name: name, Unit: emf.Count, Value: 1})
+}
+
+// record is m.Record for an m that may be nil.
+func record(ctx context.Context, m emf.Recorder, metrics ...emf.Metric) {
+	if m != nil {
+		m.Record(ctx, metrics...)
+	}
 }

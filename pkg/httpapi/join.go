@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
@@ -49,7 +50,7 @@ type joinResponse struct {
 // JoinHandler serves POST /api/v1/external/rooms/{room_id}/guests
 // (contract section 2): 201 for a new guest, 200 for a re-join with the
 // same client_id.
-func JoinHandler(j Joiner) http.Handler {
+func JoinHandler(j Joiner, m emf.Recorder) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		obj, _, err := ReadObject(r)
 		if err != nil {
@@ -76,6 +77,7 @@ func JoinHandler(j Joiner) http.Handler {
 		if res.Rejoined {
 			status = http.StatusOK
 		}
+		record(r.Context(), m, emf.Metric{Name: "GuestJoins", Unit: emf.Count, Value: 1})
 		w.Header().Set("Cache-Control", "no-store")
 		JSON(w, status, out)
 	})

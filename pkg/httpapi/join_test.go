@@ -40,7 +40,7 @@ func okJoiner(got *rooms.JoinRequest) *fakeJoiner {
 
 func serveJoin(t *testing.T, j httpapi.Joiner, method, body string, header map[string]string) *httptest.ResponseRecorder {
 	t.Helper()
-	h := httpapi.Mux(map[string]http.Handler{"JoinRoomFunction": httpapi.JoinHandler(j)})
+	h := httpapi.Mux(map[string]http.Handler{"JoinRoomFunction": httpapi.JoinHandler(j, nil)})
 	req := httptest.NewRequest(method, "/api/v1/external/rooms/"+roomID+"/guests", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range header {
@@ -214,7 +214,7 @@ func TestJoinErrorsFromTheService(t *testing.T) {
 }
 
 func TestUnknownRoutesAndMethods(t *testing.T) {
-	h := httpapi.Mux(map[string]http.Handler{"JoinRoomFunction": httpapi.JoinHandler(okJoiner(new(rooms.JoinRequest)))})
+	h := httpapi.Mux(map[string]http.Handler{"JoinRoomFunction": httpapi.JoinHandler(okJoiner(new(rooms.JoinRequest)), nil)})
 	for _, tc := range []struct {
 		method, path string
 		status       int
