@@ -17,6 +17,8 @@ FUZZTIME     ?= 20s
 # LogicalId:directory under functions/, one per function in template.yaml.
 FUNCTIONS := \
 	JoinRoomFunction:join-room \
+	ListGuestMessagesFunction:list-guest-messages \
+	PostGuestMessageFunction:post-guest-message \
 	ListOutboundWebhooksFunction:list-outbound-webhooks \
 	ListSupportWebhooksFunction:list-support-webhooks \
 	InboundWebhookFunction:inbound-webhook \
@@ -32,6 +34,12 @@ endef
 
 build-JoinRoomFunction:
 	$(call lambda_build,join-room)
+
+build-ListGuestMessagesFunction:
+	$(call lambda_build,list-guest-messages)
+
+build-PostGuestMessageFunction:
+	$(call lambda_build,post-guest-message)
 
 build-ListOutboundWebhooksFunction:
 	$(call lambda_build,list-outbound-webhooks)

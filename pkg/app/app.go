@@ -20,8 +20,8 @@ import (
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
-	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
@@ -100,6 +100,8 @@ func (a *App) Handlers() (map[string]http.Handler, error) {
 		"InboundWebhookFunction":       a.InboundHandler(ttl),
 		"ListInboundRequestsFunction":  a.RequestLogHandler(),
 		"JoinRoomFunction":             a.JoinHandler(),
+		"ListGuestMessagesFunction":    a.GuestMessagesHandler(),
+		"PostGuestMessageFunction":     a.PostGuestMessageHandler(),
 		"ListOutboundWebhooksFunction": a.OutboundWebhooksHandler(),
 		"ListSupportWebhooksFunction":  a.SupportWebhooksHandler(),
 	}, nil

@@ -391,7 +391,7 @@ func TestNoLostOrDuplicateMessageUnderFailures(t *testing.T) {
 		op   string
 		skip int
 	}{
-		{"DynamoDB.UpdateItem", 0},        // quota
+		{"DynamoDB.UpdateItem", 0},         // quota
 		{"DynamoDB.TransactWriteItems", 0}, // claim
 		{"DynamoDB.TransactWriteItems", 1}, // accept
 	}
@@ -428,4 +428,3 @@ func TestNoLostOrDuplicateMessageUnderFailures(t *testing.T) {
 		}
 	}
 }
-

@@ -65,3 +65,21 @@ func HashToken(token string) string {
 func HashesEqual(a, b string) bool {
 	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
+
+// MaxTokenLen bounds a bearer credential; longer ones are refused unread.
+const MaxTokenLen = 512
+
+// WellFormedToken reports whether token can be a credential at all: not
+// empty, at most MaxTokenLen bytes of printable ASCII without spaces.
+// Anything else is refused without a lookup.
+func WellFormedToken(token string) bool {
+	if token == "" || len(token) > MaxTokenLen {
+		return false
+	}
+	for i := 0; i < len(token); i++ {
+		if c := token[i]; c <= ' ' || c > '~' {
+			return false
+		}
+	}
+	return true
+}

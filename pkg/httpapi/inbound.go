@@ -144,19 +144,11 @@ func RequestLogHandler(auth Authorizer, store RequestLogStore, codec *cursor.Cod
 		for _, l := range page.Items {
 			views = append(views, requestLogView{ID: l.ID, WorkspaceID: l.WorkspaceID, WebhookID: l.WebhookID,
 				ReceivedAt: chat.FormatTime(l.ReceivedAt), Status: l.Status, Outcome: l.Outcome,
-				ErrorCode: orNull(l.ErrorCode), MessageID: orNull(l.MessageID), IdempotencyKey: orNull(l.IdempotencyKey),
+				ErrorCode: nullable(l.ErrorCode), MessageID: nullable(l.MessageID), IdempotencyKey: nullable(l.IdempotencyKey),
 				AuthScheme: l.AuthScheme, SourceIP: l.SourceIP, UserAgent: l.UserAgent, BodyBytes: l.BodyBytes, DurationMS: l.DurationMS})
 		}
 		WritePage(w, paging, views, page.Next)
 	})
-}
-
-// orNull renders "" as JSON null.
-func orNull(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
 
 // recordInbound counts a decided request by outcome.

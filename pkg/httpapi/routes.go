@@ -21,6 +21,8 @@ type Route struct {
 // these (a test fails when they drift), and `chatctl serve` mounts them.
 var Routes = []Route{
 	{"JoinRoomFunction", http.MethodPost, "/api/v1/external/rooms/{room_id}/guests"},
+	{"ListGuestMessagesFunction", http.MethodGet, "/api/v1/external/rooms/{room_id}/messages"},
+	{"PostGuestMessageFunction", http.MethodPost, "/api/v1/external/rooms/{room_id}/messages"},
 	{"ListOutboundWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/outbound-webhooks"},
 	{"ListSupportWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks"},
 	{"ListInboundRequestsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/requests"},

@@ -7,9 +7,6 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 )
 
-// MaxTokenLen bounds a bearer token; longer ones are refused unread.
-const MaxTokenLen = 512
-
 // TokenPrefix marks workspace API tokens that chatctl generates.
 const TokenPrefix = "wsk_"
 
@@ -57,13 +54,8 @@ func BearerToken(authorization string) string {
 		return ""
 	}
 	token = strings.TrimLeft(token, " ")
-	if token == "" || len(token) > MaxTokenLen {
+	if !chat.WellFormedToken(token) {
 		return ""
-	}
-	for i := 0; i < len(token); i++ {
-		if c := token[i]; c <= ' ' || c > '~' {
-			return ""
-		}
 	}
 	return token
 }

@@ -1,0 +1,23 @@
+package app
+
+import (
+	"net/http"
+
+	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/rooms"
+)
+
+// guestAuth is the one guest authenticator every guest endpoint uses.
+func (a *App) guestAuth() *rooms.GuestAuth {
+	return &rooms.GuestAuth{Sessions: a.Store, Now: a.Now}
+}
+
+// GuestMessagesHandler serves ListGuestMessagesFunction.
+func (a *App) GuestMessagesHandler() http.Handler {
+	return httpapi.GuestMessagesHandler(a.guestAuth(), &rooms.Lister{Store: a.Store}, a.Cursor)
+}
+
+// PostGuestMessageHandler serves PostGuestMessageFunction.
+func (a *App) PostGuestMessageHandler() http.Handler {
+	return httpapi.PostGuestMessageHandler(a.guestAuth(), &rooms.Poster{Store: a.Store, IDs: a.IDs, Now: a.Now})
+}

@@ -1,0 +1,88 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/service/translate"
+	"github.com/chatbridge/chat/pkg/amazontranslate"
+	"github.com/chatbridge/chat/pkg/apertium"
+	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/queueapi"
+	"github.com/chatbridge/chat/pkg/translation"
+)
+
+// Environment of the translation function.
+const (
+	// EnvTranslator chooses the translator: amazon, apertium or none
+	// (the default, which delivers every message as it was posted).
+	EnvTranslator = "TRANSLATOR"
+	// EnvApertiumURL is the APY server's base URL, required by apertium.
+	EnvApertiumURL = "APERTIUM_URL"
+	// EnvTranslateConcurrency bounds the translator calls one message has
+	// in flight (default translation.DefaultConcurrency).
+	EnvTranslateConcurrency = "TRANSLATE_CONCURRENCY"
+)
+
+// Translator names accepted in EnvTranslator.
+const (
+	TranslatorAmazon   = "amazon"
+	TranslatorApertium = "apertium"
+	TranslatorNone     = "none"
+)
+
+// maxTranslateConcurrency caps EnvTranslateConcurrency: more calls at once
+// only meet the translator's throttling sooner.
+const maxTranslateConcurrency = 64
+
+// Translator returns the translator EnvTranslator names, and its name.
+// Errors name the variable that is wrong.
+func (a *App) Translator() (translation.Translator, string, error) {
+	name := awsenv.Get(EnvTranslator, TranslatorNone)
+	switch name {
+	case TranslatorNone:
+		return translation.None, name, nil
+	case TranslatorAmazon:
+		return amazontranslate.New(translate.NewFromConfig(a.AWS)), name, nil
+	case TranslatorApertium:
+		url := awsenv.Get(EnvApertiumURL, "")
+		if url == "" {
+			return nil, "", fmt.Errorf("%s=%s needs %s (the APY server's URL, such as http://127.0.0.1:2737)", EnvTranslator, name, EnvApertiumURL)
+		}
+		c, err := apertium.New(url, nil)
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: %w", EnvApertiumURL, err)
+		}
+		return c, name, nil
+	}
+	return nil, "", fmt.Errorf("%s: %q is not one of %s, %s, %s", EnvTranslator, name, TranslatorAmazon, TranslatorApertium, TranslatorNone)
+}
+
+// TranslationService returns the service that translates accepted
+// messages, with the configured translator and concurrency.
+func (a *App) TranslationService() (*translation.Service, string, error) {
+	tr, name, err := a.Translator()
+	if err != nil {
+		return nil, "", err
+	}
+	n := translation.DefaultConcurrency
+	if v := awsenv.Get(EnvTranslateConcurrency, ""); v != "" {
+		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > maxTranslateConcurrency {
+			return nil, "", fmt.Errorf("%s: %q is not a whole number from 1 to %d", EnvTranslateConcurrency, v, maxTranslateConcurrency)
+		}
+	}
+	return &translation.Service{Store: a.Store, Translator: tr, Concurrency: n, Now: a.Now}, name, nil
+}
+
+// TranslateHandler serves TranslateFunction: the translation queue's
+// batches, with partial batch failures.
+func (a *App) TranslateHandler(ctx context.Context) (queueapi.SQSHandler, error) {
+	svc, name, err := a.TranslationService()
+	if err != nil {
+		return nil, err
+	}
+	slog.InfoContext(ctx, "translation function ready", "translator", name, "concurrency", svc.Concurrency)
+	return queueapi.NewTranslateHandler(svc), nil
+}

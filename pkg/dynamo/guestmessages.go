@@ -1,0 +1,125 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/rooms"
+)
+
+var (
+	_ rooms.MessageWriter = (*Store)(nil)
+	_ rooms.MessageReader = (*Store)(nil)
+)
+
+// translationBatch is BatchGetItem's limit of keys per call.
+const translationBatch = 100
+
+// PutMessage implements rooms.MessageWriter with one PutItem. The item's
+// INSERT on the table's stream is what queues the message for translation.
+// Errors: EConflict when a message with its id exists in its channel;
+// EUnavailable when DynamoDB failed after retries.
+func (s *Store) PutMessage(ctx context.Context, m chat.Message) error {
+	av, err := attributevalue.MarshalMap(messageItemOf(m))
+	if err != nil {
+		return chat.Internal(err)
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           &s.table,
+		Item:                av,
+		ConditionExpression: aws.String("attribute_not_exists(pk)"),
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return chat.Errorf(chat.EConflict, "message %s exists", m.ID)
+	}
+	return fail("put message "+m.ID, err)
+}
+
+// ListMessages implements rooms.MessageReader with one Query of the
+// channel's partition, newest first. Errors: EValidation on "cursor" for a
+// position that is not a message's; EUnavailable when DynamoDB failed
+// after retries.
+func (s *Store) ListMessages(ctx context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error) {
+	items, next, err := s.queryPage(ctx, "list messages "+channelID, chanPK(channelID), messagePrefix, after, limit, false)
+	if err != nil {
+		return chat.Page[chat.Message]{}, err
+	}
+	page := chat.Page[chat.Message]{Next: next, Items: make([]chat.Message, 0, len(items))}
+	for _, av := range items {
+		var it messageItem
+		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+			return chat.Page[chat.Message]{}, chat.Internal(err)
+		}
+		page.Items = append(page.Items, it.message())
+	}
+	return page, nil
+}
+
+// Translations implements rooms.MessageReader with one BatchGetItem per
+// 100 (message, language) pairs, run concurrently. Errors: EUnavailable
+// when DynamoDB failed after retries.
+func (s *Store) Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]string, error) {
+	// BatchGetItem refuses a request that names one key twice.
+	seen := map[[2]string]bool{}
+	var keys []map[string]types.AttributeValue
+	for _, id := range messageIDs {
+		for _, lang := range languages {
+			if seen[[2]string{id, lang}] {
+				continue
+			}
+			seen[[2]string{id, lang}] = true
+			keys = append(keys, key(translationPK(id), translationSK(lang)))
+		}
+	}
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		firstErr error
+		out      = map[string]map[string]string{}
+	)
+	for start := 0; start < len(keys); start += translationBatch {
+		chunk := keys[start:min(start+translationBatch, len(keys))]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			items, err := s.batchGet(ctx, "get translations", chunk)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			for _, av := range items {
+				var it translationItem
+				if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+					if firstErr == nil {
+						firstErr = chat.Internal(err)
+					}
+					return
+				}
+				// The keys, not the attributes, say what was asked for.
+				id := strings.TrimPrefix(it.PK, translationPK(""))
+				lang := strings.TrimPrefix(it.SK, translationSK(""))
+				if out[id] == nil {
+					out[id] = map[string]string{}
+				}
+				out[id][lang] = it.Content
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, nil
+}
