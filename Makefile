@@ -24,6 +24,7 @@ FUNCTIONS := \
 	InboundWebhookFunction:inbound-webhook \
 	ListInboundRequestsFunction:list-inbound-requests \
 	OutboxRelayFunction:outbox-relay \
+	TranslateFunction:translate \
 	FallbackFunction:fallback
 
 define lambda_build
@@ -55,6 +56,9 @@ build-ListInboundRequestsFunction:
 
 build-OutboxRelayFunction:
 	$(call lambda_build,outbox-relay)
+
+build-TranslateFunction:
+	$(call lambda_build,translate)
 
 build-FallbackFunction:
 	$(call lambda_build,fallback)

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/pkg/apertium"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/httpapi"
@@ -89,6 +90,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	workers, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
 	go localstack.RelayStream(workers, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, a.Relay(res.Queues["TranslationQueue"]), 200*time.Millisecond)
+	stopTranslator, err := localTranslator(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer stopTranslator()
+	translate, err := a.TranslateHandler(ctx)
+	if err != nil {
+		return err
+	}
+	go localstack.ConsumeQueue(workers, sqs.NewFromConfig(a.AWS), res.Queues["TranslationQueue"], res.QueueARNs["TranslationQueue"], 10, localstack.SQSHandler(translate))
 	if *demo {
 		if err := applyDemo(ctx, a, stdout); err != nil {
 			return err
@@ -133,4 +144,26 @@ func loopbackOnly(addr string) error {
 		return nil
 	}
 	return fmt.Errorf("ADDR %q: chatctl serve listens on loopback addresses only", addr)
+}
+
+// localTranslator chooses the local run's translator when TRANSLATOR is
+// unset: Apertium when apertium-apy and a pair are installed (it starts one,
+// stopped by the returned func), else none, said in one line.
+func localTranslator(ctx context.Context, stderr io.Writer) (func(), error) {
+	if os.Getenv(app.EnvTranslator) != "" {
+		return func() {}, nil
+	}
+	if err := apertium.Missing(apertium.DefaultModesDir, "eng-spa"); err != nil {
+		os.Setenv(app.EnvTranslator, app.TranslatorNone)
+		fmt.Fprintf(stderr, "chatctl: translation is off (TRANSLATOR=none): %v; install apertium-apy and apertium-eng-spa to translate\n", err)
+		return func() {}, nil
+	}
+	srv, err := apertium.Start(ctx, 0, apertium.DefaultModesDir)
+	if err != nil {
+		return nil, fmt.Errorf("start apertium-apy: %w", err)
+	}
+	os.Setenv(app.EnvTranslator, app.TranslatorApertium)
+	os.Setenv(app.EnvApertiumURL, srv.URL)
+	fmt.Fprintf(stderr, "chatctl: translating with Apertium at %s (stopped on exit)\n", srv.URL)
+	return srv.Stop, nil
 }

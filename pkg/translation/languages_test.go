@@ -1,0 +1,94 @@
+package translation_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/chatbridge/chat/pkg/translation"
+)
+
+func TestLanguagesTarget(t *testing.T) {
+	oneSpanish := translation.NewLanguages("en", "es", "fr", "de")
+	amazonLike := translation.NewLanguages("en", "es", "es-MX", "fr", "fr-CA", "pt", "pt-PT", "zh", "zh-TW", "no", "tl", "he", "sr", "da")
+	for _, tc := range []struct {
+		name  string
+		langs *translation.Languages
+		tag   string
+		want  string // "" means no target
+	}{
+		{"one Spanish: es", oneSpanish, "es", "es"},
+		{"one Spanish: es-ES", oneSpanish, "es-ES", "es"},
+		{"one Spanish: es-MX", oneSpanish, "es-MX", "es"},
+		{"one Spanish: es-419", oneSpanish, "es-419", "es"},
+		{"two Spanish: es-ES", amazonLike, "es-ES", "es"},
+		{"two Spanish: es-MX", amazonLike, "es-MX", "es-MX"},
+		{"two Spanish: es", amazonLike, "es", "es"},
+		{"two Spanish: es-AR reads Latin American", amazonLike, "es-AR", "es-MX"},
+		{"fr-CA", amazonLike, "fr-CA", "fr-CA"},
+		{"fr-BE", amazonLike, "fr-BE", "fr"},
+		{"pt-BR", amazonLike, "pt-BR", "pt"},
+		{"pt-PT", amazonLike, "pt-PT", "pt-PT"},
+		{"zh-CN", amazonLike, "zh-CN", "zh"},
+		{"zh-HK", amazonLike, "zh-HK", "zh-TW"},
+		{"zh-Hant", amazonLike, "zh-Hant", "zh-TW"},
+		{"nb reads no", amazonLike, "nb-NO", "no"},
+		{"fil reads tl", amazonLike, "fil", "tl"},
+		{"iw reads he", amazonLike, "iw", "he"},
+		{"sr-Latn reads sr (script only)", amazonLike, "sr-Latn", "sr"},
+		{"case-insensitive", amazonLike, "EN-us", "en"},
+		{"private use", amazonLike, "en-US-x-private", "en"},
+		{"Traditional Chinese reads the one Chinese", translation.NewLanguages("en", "zh"), "zh-TW", "zh"},
+		{"unsupported language", oneSpanish, "ja", ""},
+		{"not a tag", oneSpanish, "en_US", ""},
+		{"empty", oneSpanish, "", ""},
+		{"nil languages", nil, "en", ""},
+		{"empty languages", translation.NewLanguages(), "en", ""},
+	} {
+		got, ok := tc.langs.Target(tc.tag)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("%s: Target(%q) = %q, %v; want %q", tc.name, tc.tag, got, ok, tc.want)
+		}
+	}
+}
+
+func TestNewLanguagesSkipsBadAndRepeatedCodes(t *testing.T) {
+	got := translation.NewLanguages("en", "not_a_tag", "es", "en", "").Codes()
+	if want := []string{"en", "es"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("Codes() = %v, want %v", got, want)
+	}
+}
+
+func TestPick(t *testing.T) {
+	for _, tc := range []struct {
+		tag       string
+		available []string
+		want      string
+	}{
+		{"es-MX", []string{"es", "fr"}, "es"},
+		{"es-MX", []string{"es", "es-MX"}, "es-MX"},
+		{"de", []string{"es", "fr"}, ""},
+		{"en", nil, ""},
+	} {
+		got, ok := translation.Pick(tc.tag, tc.available...)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("Pick(%q, %v) = %q, %v; want %q", tc.tag, tc.available, got, ok, tc.want)
+		}
+	}
+}
+
+func TestLanguagesSource(t *testing.T) {
+	langs := translation.NewLanguages("en", "es")
+	for _, tc := range []struct{ tag, want string }{
+		{"es-MX", "es"}, {"en-GB", "en"}, {"EN", "en"},
+		// A Galician reader may read Spanish; Galician text is not Spanish.
+		{"gl", ""}, {"fr", ""}, {"", ""},
+	} {
+		got, ok := langs.Source(tc.tag)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("Source(%q) = %q, %v; want %q", tc.tag, got, ok, tc.want)
+		}
+	}
+	if got, ok := langs.Target("gl"); got != "es" || !ok {
+		t.Errorf("Target(gl) = %q, %v; want es (CLDR's fallback for a reader)", got, ok)
+	}
+}

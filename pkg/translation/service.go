@@ -1,0 +1,246 @@
+package translation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/messages"
+)
+
+// DefaultConcurrency bounds the translator calls that one message has in
+// flight when Service.Concurrency is not set.
+const DefaultConcurrency = 4
+
+// Reader is one reader of a channel with its preferred language.
+type Reader struct {
+	// Kind is chat.AuthorUser or chat.AuthorGuest.
+	Kind     string
+	ID       string
+	Language string
+}
+
+// Store is the storage the translation function needs: one read of the
+// channel's readers, one read of what is already translated, one write.
+type Store interface {
+	// Readers returns the readers of channel at now: its member users, and
+	// the guests of its Temporary Rooms that are active and unexpired at now.
+	Readers(ctx context.Context, channelID string, now time.Time) ([]Reader, error)
+	// TranslatedLanguages returns the target languages already stored for
+	// message.
+	TranslatedLanguages(ctx context.Context, messageID string) (map[string]bool, error)
+	// SaveTranslations stores translations, replacing any stored translation
+	// of the same message into the same language.
+	SaveTranslations(ctx context.Context, ts []chat.Translation) error
+}
+
+// Service translates accepted messages for their readers.
+type Service struct {
+	Store      Store
+	Translator Translator
+	// Concurrency bounds the translator calls in flight for one message;
+	// DefaultConcurrency when zero or negative.
+	Concurrency int
+	// Now is the clock; time.Now when nil.
+	Now chat.Clock
+	// Log receives what was skipped and why; slog.Default() when nil.
+	Log *slog.Logger
+}
+
+// FailedError reports the target languages of one message whose
+// translation failed. Every other translation was stored, so processing the
+// message again redoes only these.
+type FailedError struct {
+	MessageID string
+	// Languages are the failed targets, sorted; Errs[i] is why Languages[i]
+	// failed.
+	Languages []string
+	Errs      []error
+}
+
+func (e *FailedError) Error() string {
+	parts := make([]string, len(e.Languages))
+	for i, l := range e.Languages {
+		parts[i] = fmt.Sprintf("%s (%v)", l, e.Errs[i])
+	}
+	return fmt.Sprintf("translation: message %s: %d language(s) failed: %s", e.MessageID, len(e.Languages), strings.Join(parts, "; "))
+}
+
+// Unwrap returns the causes, so that errors.Is and errors.As see each one.
+func (e *FailedError) Unwrap() []error { return e.Errs }
+
+// Process translates job's message into every target language its channel's
+// readers need that is not stored yet, and stores the translations.
+//
+// No translator is called for a skip_translation message, for a channel
+// whose readers all read the source language or a language the translator
+// lacks, or for targets already stored (a redelivered job). The readers are
+// not read when the translator supports nothing from the source.
+//
+// For a translator that detects, a target equal to the detected language is
+// left untranslated (its readers read the original); and when detection
+// contradicts the job's source language, the readers of that language get a
+// translation too.
+//
+// Errors: a *FailedError when some translations failed (the others are
+// stored first); the store's or translator's error, wrapped, when nothing
+// could be done.
+func (s *Service) Process(ctx context.Context, job messages.Job) error {
+	if job.SkipTranslation || job.Content == "" {
+		return nil
+	}
+	langs, err := s.Translator.Targets(ctx, job.SourceLanguage)
+	if err != nil {
+		return fmt.Errorf("translation: targets from %q for message %s: %w", job.SourceLanguage, job.MessageID, err)
+	}
+	if langs.Len() == 0 {
+		return nil
+	}
+	readers, err := s.Store.Readers(ctx, job.ChannelID, s.now())
+	if err != nil {
+		return fmt.Errorf("translation: readers of channel %s: %w", job.ChannelID, err)
+	}
+	wanted := readerTargets(langs, readers)
+	source, _ := langs.Target(job.SourceLanguage)
+	sourceWanted := source != "" && wanted[source]
+	delete(wanted, source)
+	if len(wanted) == 0 {
+		return nil
+	}
+	done, err := s.Store.TranslatedLanguages(ctx, job.MessageID)
+	if err != nil {
+		return fmt.Errorf("translation: stored languages of message %s: %w", job.MessageID, err)
+	}
+	todo := make([]string, 0, len(wanted))
+	for t := range wanted {
+		if !done[t] {
+			todo = append(todo, t)
+		}
+	}
+	sort.Strings(todo)
+
+	r := round{svc: s, job: job, langs: langs, source: source}
+	r.run(ctx, todo)
+	// Detection said the job's source language was wrong: its readers need a
+	// translation as well. One more call, only in that case.
+	if r.hintWrong && sourceWanted && !done[source] {
+		r.run(ctx, []string{source})
+	}
+	if len(r.saves) > 0 {
+		if err := s.Store.SaveTranslations(ctx, r.saves); err != nil {
+			return fmt.Errorf("translation: save %d translation(s) of message %s: %w", len(r.saves), job.MessageID, err)
+		}
+	}
+	if len(r.failed.Languages) > 0 {
+		r.failed.MessageID = job.MessageID
+		return &r.failed
+	}
+	return nil
+}
+
+// readerTargets returns the distinct targets that serve readers. Each
+// distinct language tag is matched once, however many readers share it.
+func readerTargets(langs *Languages, readers []Reader) map[string]bool {
+	seen := make(map[string]bool)
+	wanted := make(map[string]bool)
+	for _, rd := range readers {
+		if seen[rd.Language] {
+			continue
+		}
+		seen[rd.Language] = true
+		if t, ok := langs.Target(rd.Language); ok {
+			wanted[t] = true
+		}
+	}
+	return wanted
+}
+
+// round collects the outcome of translating one message.
+type round struct {
+	svc       *Service
+	job       messages.Job
+	langs     *Languages
+	source    string
+	saves     []chat.Translation
+	failed    FailedError
+	hintWrong bool
+}
+
+type outcome struct {
+	target string
+	res    Result
+	err    error
+}
+
+// run translates the message into targets, at most Concurrency at a time,
+// and sorts each outcome into saves, failures or skips.
+func (r *round) run(ctx context.Context, targets []string) {
+	outs := make([]outcome, len(targets))
+	sem := make(chan struct{}, r.svc.concurrency())
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			res, err := r.svc.Translator.Translate(ctx, r.job.Content, r.job.SourceLanguage, t)
+			outs[i] = outcome{target: t, res: res, err: err}
+		})
+	}
+	wg.Wait()
+
+	now := r.svc.now()
+	for _, o := range outs {
+		switch {
+		case errors.Is(o.err, ErrUnsupported):
+			r.svc.log().InfoContext(ctx, "translation: target left untranslated", "message_id", r.job.MessageID,
+				"target", o.target, "reason", o.err.Error())
+		case o.err != nil:
+			r.failed.Languages = append(r.failed.Languages, o.target)
+			r.failed.Errs = append(r.failed.Errs, o.err)
+		default:
+			src := r.job.SourceLanguage
+			if d := o.res.SourceLanguage; d != "" {
+				src = d
+				dt, ok := r.langs.Target(d)
+				if ok && dt == o.target {
+					// Already in the readers' language: they read the original.
+					continue
+				}
+				if r.source != "" && dt != r.source {
+					r.hintWrong = true
+				}
+			}
+			r.saves = append(r.saves, chat.Translation{
+				MessageID: r.job.MessageID, Language: o.target, Content: o.res.Text,
+				SourceLanguage: src, CreatedAt: now,
+			})
+		}
+	}
+}
+
+func (s *Service) concurrency() int {
+	if s.Concurrency > 0 {
+		return s.Concurrency
+	}
+	return DefaultConcurrency
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}

@@ -1,0 +1,460 @@
+package translation_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/messages"
+	"github.com/chatbridge/chat/pkg/translation"
+)
+
+// fakeTranslator is a Translator with function fields that counts its calls.
+type fakeTranslator struct {
+	targets   func(ctx context.Context, source string) (*translation.Languages, error)
+	translate func(ctx context.Context, text, source, target string) (translation.Result, error)
+
+	mu      sync.Mutex
+	calls   int
+	targetN map[string]int
+}
+
+func (f *fakeTranslator) Targets(ctx context.Context, source string) (*translation.Languages, error) {
+	return f.targets(ctx, source)
+}
+
+func (f *fakeTranslator) Translate(ctx context.Context, text, source, target string) (translation.Result, error) {
+	f.mu.Lock()
+	f.calls++
+	if f.targetN == nil {
+		f.targetN = map[string]int{}
+	}
+	f.targetN[target]++
+	f.mu.Unlock()
+	if f.translate == nil {
+		return translation.Result{Text: "[" + target + "] " + text}, nil
+	}
+	return f.translate(ctx, text, source, target)
+}
+
+func (f *fakeTranslator) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls
+}
+
+// called returns the targets translated into, sorted.
+func (f *fakeTranslator) called() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for t := range f.targetN {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// translatorOf returns a counting translator that supports codes whatever
+// the source, like a detecting translator's list.
+func translatorOf(codes ...string) *fakeTranslator {
+	langs := translation.NewLanguages(codes...)
+	return &fakeTranslator{targets: func(context.Context, string) (*translation.Languages, error) { return langs, nil }}
+}
+
+// memStore is an in-memory Store that remembers what was saved and counts
+// its calls.
+type memStore struct {
+	readers []translation.Reader
+
+	mu           sync.Mutex
+	saved        map[string]chat.Translation // by message/language
+	readerCalls  int
+	doneCalls    int
+	saveCalls    int
+	saveFailures int // fail this many SaveTranslations calls first
+}
+
+func (m *memStore) Readers(_ context.Context, _ string, _ time.Time) ([]translation.Reader, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.readerCalls++
+	return m.readers, nil
+}
+
+func (m *memStore) TranslatedLanguages(_ context.Context, messageID string) (map[string]bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.doneCalls++
+	done := map[string]bool{}
+	for _, tr := range m.saved {
+		if tr.MessageID == messageID {
+			done[tr.Language] = true
+		}
+	}
+	return done, nil
+}
+
+func (m *memStore) SaveTranslations(_ context.Context, ts []chat.Translation) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.saveCalls++
+	if m.saveFailures > 0 {
+		m.saveFailures--
+		return chat.Unavailable(errors.New("store down"))
+	}
+	if m.saved == nil {
+		m.saved = map[string]chat.Translation{}
+	}
+	for _, tr := range ts {
+		m.saved[tr.MessageID+"/"+tr.Language] = tr
+	}
+	return nil
+}
+
+// languages returns the stored languages of message, sorted.
+func (m *memStore) languages(messageID string) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for _, tr := range m.saved {
+		if tr.MessageID == messageID {
+			out = append(out, tr.Language)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// readersIn returns n readers whose languages cycle through langs.
+func readersIn(n int, langs ...string) []translation.Reader {
+	rs := make([]translation.Reader, n)
+	for i := range rs {
+		rs[i] = translation.Reader{Kind: chat.AuthorGuest, ID: fmt.Sprintf("R%05d", i), Language: langs[i%len(langs)]}
+	}
+	return rs
+}
+
+const (
+	messageID = "01JDZ8Y7K3Q4W5E6R7T8Y9A0MM"
+	channelID = "01JDZ8Y7K3Q4W5E6R7T8Y9A0CC"
+)
+
+func jobIn(source string) messages.Job {
+	return messages.Job{MessageID: messageID, WorkspaceID: "01JDZ8Y7K3Q4W5E6R7T8Y9A0WW", ChannelID: channelID,
+		Content: "Hello world", SourceLanguage: source, AuthorType: chat.AuthorBot, CreatedAt: time.Now()}
+}
+
+// twelve is a translator's list with twelve languages.
+var twelve = []string{"en", "es", "fr", "de", "it", "pt", "ja", "ko", "zh", "ru", "ar", "hi"}
+
+func TestProcessFanOut(t *testing.T) {
+	readerLangs12 := []string{"en-US", "es-ES", "fr-FR", "de-DE", "it", "pt-BR", "ja", "ko", "zh-CN", "ru", "ar", "hi"}
+	for _, tc := range []struct {
+		name       string
+		translator *fakeTranslator
+		job        messages.Job
+		readers    []translation.Reader
+		wantCalls  int
+		wantStored []string
+	}{
+		{
+			name: "8 readers in 2 languages: one call", translator: translatorOf(twelve...), job: jobIn("en"),
+			readers: readersIn(8, "en", "es-ES"), wantCalls: 1, wantStored: []string{"es"},
+		},
+		{
+			name: "1,000 readers in 12 languages: one call per target but the source", translator: translatorOf(twelve...),
+			job: jobIn("en"), readers: readersIn(1000, readerLangs12...), wantCalls: 11,
+			wantStored: []string{"ar", "de", "es", "fr", "hi", "it", "ja", "ko", "pt", "ru", "zh"},
+		},
+		{
+			name: "es-ES, es-MX, es with one Spanish: one call", translator: translatorOf("en", "es"), job: jobIn("en"),
+			readers: readersIn(6, "es-ES", "es-MX", "es"), wantCalls: 1, wantStored: []string{"es"},
+		},
+		{
+			name: "es-ES, es-MX, es with es and es-MX: two calls", translator: translatorOf("en", "es", "es-MX"), job: jobIn("en"),
+			readers: readersIn(6, "es-ES", "es-MX", "es"), wantCalls: 2, wantStored: []string{"es", "es-MX"},
+		},
+		{
+			name: "no call into the source language", translator: translatorOf("en", "es"), job: jobIn("es-ES"),
+			readers: readersIn(5, "es", "es-MX", "es-AR"), wantCalls: 0,
+		},
+		{
+			name: "readers in languages the translator lacks: no call", translator: translatorOf("en", "es"), job: jobIn("en"),
+			readers: readersIn(4, "ja", "ko", "en-GB"), wantCalls: 0,
+		},
+		{
+			name: "no readers: no call", translator: translatorOf(twelve...), job: jobIn("en"), wantCalls: 0,
+		},
+		{
+			name: "skip_translation: no call", translator: translatorOf(twelve...),
+			job:     func() messages.Job { j := jobIn("en"); j.SkipTranslation = true; return j }(),
+			readers: readersIn(8, "en", "es", "fr"), wantCalls: 0,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := &memStore{readers: tc.readers}
+			svc := &translation.Service{Store: store, Translator: tc.translator}
+			if err := svc.Process(context.Background(), tc.job); err != nil {
+				t.Fatalf("Process: %v", err)
+			}
+			if got := tc.translator.count(); got != tc.wantCalls {
+				t.Fatalf("translator calls: got %d (%v), want %d", got, tc.translator.called(), tc.wantCalls)
+			}
+			if got := store.languages(messageID); !reflect.DeepEqual(got, tc.wantStored) {
+				t.Fatalf("stored languages: got %v, want %v", got, tc.wantStored)
+			}
+			if tc.job.SkipTranslation && store.readerCalls+store.doneCalls+store.saveCalls != 0 {
+				t.Fatalf("skip_translation touched the store: %d reader, %d done, %d save calls", store.readerCalls, store.doneCalls, store.saveCalls)
+			}
+		})
+	}
+}
+
+func TestProcessStoresTranslationFields(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	store := &memStore{readers: readersIn(2, "en", "es")}
+	svc := &translation.Service{Store: store, Translator: translatorOf("en", "es"), Now: func() time.Time { return now }}
+	if err := svc.Process(context.Background(), jobIn("en")); err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	got := store.saved[messageID+"/es"]
+	want := chat.Translation{MessageID: messageID, Language: "es", Content: "[es] Hello world", SourceLanguage: "en", CreatedAt: now}
+	if got != want {
+		t.Fatalf("stored %+v, want %+v", got, want)
+	}
+}
+
+func TestProcessRedelivery(t *testing.T) {
+	store := &memStore{readers: readersIn(30, "en", "es", "fr", "de")}
+	tr := translatorOf(twelve...)
+	svc := &translation.Service{Store: store, Translator: tr}
+	ctx := context.Background()
+	if err := svc.Process(ctx, jobIn("en")); err != nil {
+		t.Fatalf("first delivery: %v", err)
+	}
+	if got := tr.count(); got != 3 {
+		t.Fatalf("first delivery: got %d translator calls, want 3", got)
+	}
+	store.saveCalls = 0
+	if err := svc.Process(ctx, jobIn("en")); err != nil {
+		t.Fatalf("redelivery: %v", err)
+	}
+	if got := tr.count(); got != 3 {
+		t.Fatalf("redelivery made %d more translator calls, want 0", got-3)
+	}
+	if store.saveCalls != 0 {
+		t.Fatalf("redelivery wrote %d times, want 0", store.saveCalls)
+	}
+}
+
+func TestProcessPartialFailure(t *testing.T) {
+	store := &memStore{readers: readersIn(12, "en", "es", "fr", "de")}
+	var failFrench atomic.Bool
+	failFrench.Store(true)
+	tr := translatorOf(twelve...)
+	cause := chat.Unavailable(errors.New("throttled"))
+	tr.translate = func(_ context.Context, text, _, target string) (translation.Result, error) {
+		if target == "fr" && failFrench.Load() {
+			return translation.Result{}, cause
+		}
+		return translation.Result{Text: target + ":" + text}, nil
+	}
+	svc := &translation.Service{Store: store, Translator: tr}
+	ctx := context.Background()
+
+	err := svc.Process(ctx, jobIn("en"))
+	var failed *translation.FailedError
+	if !errors.As(err, &failed) {
+		t.Fatalf("Process: got %v, want a *FailedError", err)
+	}
+	if !reflect.DeepEqual(failed.Languages, []string{"fr"}) || failed.MessageID != messageID {
+		t.Fatalf("failed: got %s %v, want %s [fr]", failed.MessageID, failed.Languages, messageID)
+	}
+	if !chat.IsCode(err, chat.EUnavailable) {
+		t.Fatalf("failure cause lost: %v", err)
+	}
+	if got, want := store.languages(messageID), []string{"de", "es"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("stored despite the failure: got %v, want %v", got, want)
+	}
+
+	// Redelivery redoes only the failed language.
+	failFrench.Store(false)
+	before := tr.count()
+	if err := svc.Process(ctx, jobIn("en")); err != nil {
+		t.Fatalf("redelivery: %v", err)
+	}
+	if got := tr.count() - before; got != 1 || tr.targetN["fr"] != 2 {
+		t.Fatalf("redelivery: got %d calls (fr %d times in all), want 1 call, into fr", got, tr.targetN["fr"])
+	}
+	if got, want := store.languages(messageID), []string{"de", "es", "fr"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("after redelivery: stored %v, want %v", got, want)
+	}
+}
+
+func TestProcessSaveFailureIsReported(t *testing.T) {
+	store := &memStore{readers: readersIn(2, "en", "es"), saveFailures: 1}
+	svc := &translation.Service{Store: store, Translator: translatorOf("en", "es")}
+	err := svc.Process(context.Background(), jobIn("en"))
+	if !chat.IsCode(err, chat.EUnavailable) {
+		t.Fatalf("Process: got %v, want the store's EUnavailable", err)
+	}
+}
+
+func TestProcessUnsupportedTargetIsSkippedNotFailed(t *testing.T) {
+	store := &memStore{readers: readersIn(3, "es", "fr", "de")}
+	tr := translatorOf("en", "es", "fr", "de")
+	tr.translate = func(_ context.Context, text, _, target string) (translation.Result, error) {
+		if target == "de" {
+			return translation.Result{}, fmt.Errorf("pair en-de: %w", translation.ErrUnsupported)
+		}
+		return translation.Result{Text: text}, nil
+	}
+	svc := &translation.Service{Store: store, Translator: tr}
+	if err := svc.Process(context.Background(), jobIn("en")); err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	if got, want := store.languages(messageID), []string{"es", "fr"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("stored %v, want %v", got, want)
+	}
+}
+
+func TestProcessDetectingTranslator(t *testing.T) {
+	detectAs := func(detected string) *fakeTranslator {
+		tr := translatorOf("en", "es", "es-MX", "fr")
+		tr.translate = func(_ context.Context, text, _, target string) (translation.Result, error) {
+			return translation.Result{Text: target + ":" + text, SourceLanguage: detected}, nil
+		}
+		return tr
+	}
+	for _, tc := range []struct {
+		name       string
+		detected   string
+		wantCalled []string
+		wantStored []string
+	}{
+		// The job says en; it is: no call into en, everything else stored.
+		{"hint right", "en", []string{"es", "es-MX", "fr"}, []string{"es", "es-MX", "fr"}},
+		// The job says en but the text is Spanish: the es readers read the
+		// original; the en readers get a translation after all.
+		{"hint wrong", "es", []string{"en", "es", "es-MX", "fr"}, []string{"en", "es-MX", "fr"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := &memStore{readers: readersIn(8, "en", "es-ES", "es-MX", "fr")}
+			tr := detectAs(tc.detected)
+			svc := &translation.Service{Store: store, Translator: tr}
+			if err := svc.Process(context.Background(), jobIn("en")); err != nil {
+				t.Fatalf("Process: %v", err)
+			}
+			if got := tr.called(); !reflect.DeepEqual(got, tc.wantCalled) {
+				t.Fatalf("translated into %v, want %v", got, tc.wantCalled)
+			}
+			if got := store.languages(messageID); !reflect.DeepEqual(got, tc.wantStored) {
+				t.Fatalf("stored %v, want %v", got, tc.wantStored)
+			}
+			if tr := store.saved[messageID+"/fr"]; tr.SourceLanguage != tc.detected {
+				t.Fatalf("fr translation: source %q, want the detected %q", tr.SourceLanguage, tc.detected)
+			}
+		})
+	}
+}
+
+func TestProcessNoneTranslatorReadsNothing(t *testing.T) {
+	store := &memStore{readers: readersIn(8, "en", "es")}
+	svc := &translation.Service{Store: store, Translator: translation.None}
+	if err := svc.Process(context.Background(), jobIn("en")); err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	if store.readerCalls+store.doneCalls+store.saveCalls != 0 {
+		t.Fatalf("none translator touched the store: %d reader, %d done, %d save calls", store.readerCalls, store.doneCalls, store.saveCalls)
+	}
+}
+
+func TestProcessConcurrencyBound(t *testing.T) {
+	many := []string{"en", "es", "fr", "de", "it", "pt", "ja", "ko", "zh", "ru", "ar", "hi", "nl", "sv", "pl", "tr", "uk", "cs", "el", "he"}
+	for _, tc := range []struct {
+		concurrency, want int
+	}{{0, translation.DefaultConcurrency}, {1, 1}, {3, 3}, {50, len(many) - 1}} {
+		t.Run(fmt.Sprintf("concurrency %d", tc.concurrency), func(t *testing.T) {
+			var inFlight, maxInFlight atomic.Int32
+			tr := translatorOf(many...)
+			tr.translate = func(ctx context.Context, text, _, _ string) (translation.Result, error) {
+				n := inFlight.Add(1)
+				defer inFlight.Add(-1)
+				for {
+					m := maxInFlight.Load()
+					if n <= m || maxInFlight.CompareAndSwap(m, n) {
+						break
+					}
+				}
+				time.Sleep(5 * time.Millisecond)
+				return translation.Result{Text: text}, nil
+			}
+			store := &memStore{readers: readersIn(len(many), many...)}
+			svc := &translation.Service{Store: store, Translator: tr, Concurrency: tc.concurrency}
+			if err := svc.Process(context.Background(), jobIn("en")); err != nil {
+				t.Fatalf("Process: %v", err)
+			}
+			if got := int(maxInFlight.Load()); got != tc.want {
+				t.Fatalf("max in flight: got %d, want %d", got, tc.want)
+			}
+			if got := tr.count(); got != len(many)-1 {
+				t.Fatalf("calls: got %d, want %d", got, len(many)-1)
+			}
+		})
+	}
+}
+
+func TestProcessReportsTargetsFailure(t *testing.T) {
+	tr := &fakeTranslator{targets: func(context.Context, string) (*translation.Languages, error) {
+		return nil, chat.Unavailable(errors.New("listPairs: connection refused"))
+	}}
+	svc := &translation.Service{Store: &memStore{}, Translator: tr}
+	if err := svc.Process(context.Background(), jobIn("en")); !chat.IsCode(err, chat.EUnavailable) {
+		t.Fatalf("Process: got %v, want EUnavailable", err)
+	}
+}
+
+// discardStore reads a fixed reader list, has nothing stored and drops
+// what it is given: the fan-out's own cost, with no storage behind it.
+type discardStore struct{ readers []translation.Reader }
+
+func (d discardStore) Readers(context.Context, string, time.Time) ([]translation.Reader, error) {
+	return d.readers, nil
+}
+func (discardStore) TranslatedLanguages(context.Context, string) (map[string]bool, error) {
+	return nil, nil
+}
+func (discardStore) SaveTranslations(context.Context, []chat.Translation) error { return nil }
+
+type echoTranslator struct{ langs *translation.Languages }
+
+func (e echoTranslator) Targets(context.Context, string) (*translation.Languages, error) {
+	return e.langs, nil
+}
+func (echoTranslator) Translate(_ context.Context, text, _, _ string) (translation.Result, error) {
+	return translation.Result{Text: text}, nil
+}
+
+func BenchmarkFanOut1000Readers(b *testing.B) {
+	readerLangs := []string{"en-US", "es-ES", "fr-FR", "de-DE", "it", "pt-BR", "ja", "ko", "zh-CN", "ru", "ar", "hi"}
+	svc := &translation.Service{
+		Store:      discardStore{readers: readersIn(1000, readerLangs...)},
+		Translator: echoTranslator{langs: translation.NewLanguages(twelve...)},
+	}
+	job := jobIn("en")
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := svc.Process(ctx, job); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
