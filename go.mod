@@ -31,4 +31,5 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.3 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.51.8 // indirect
 	github.com/aws/aws-sdk-go-v2/service/translate v1.28.17 // indirect
+	github.com/getkin/kin-openapi v0.152.0 // indirect
 )

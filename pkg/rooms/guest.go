@@ -7,7 +7,6 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 )
 
-
 // SessionStore reads what a guest request is authorized against.
 type SessionStore interface {
 	// GuestSession returns the session stored under tokenHash, with its
