@@ -1,0 +1,190 @@
+// Package memstore is an in-memory implementation of the storage
+// interfaces of the join, workspace-list and inbound paths, for benchmarks
+// that measure the code without I/O. It keeps the semantics that matter to
+// those paths (conditional claims, one message per acceptance) and nothing
+// more; adapter behaviour is tested against moto, never against this.
+package memstore
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/inbound"
+	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/workspaces"
+)
+
+var (
+	_ rooms.JoinStore         = (*Store)(nil)
+	_ inbound.ConfigSource    = (*Store)(nil)
+	_ inbound.QuotaCounter    = (*Store)(nil)
+	_ inbound.Store           = (*Store)(nil)
+	_ workspaces.TokenStore   = (*Store)(nil)
+	_ workspaces.WebhookStore = (*Store)(nil)
+)
+
+// Store holds everything in maps.
+type Store struct {
+	mu       sync.Mutex
+	Rooms    map[string]chat.Room
+	clients  map[string]rooms.PriorGuest
+	Guests   int
+	Configs  map[string]inbound.Config
+	quota    map[string]int64
+	idem     map[string]inbound.Record
+	sigs     map[string]bool
+	Messages int
+	Logs     int
+	Tokens   map[string]workspaces.APIToken
+	Outbound map[string][]chat.OutboundWebhook
+}
+
+// New returns an empty Store.
+func New() *Store {
+	return &Store{
+		Rooms: map[string]chat.Room{}, clients: map[string]rooms.PriorGuest{}, Configs: map[string]inbound.Config{},
+		quota: map[string]int64{}, idem: map[string]inbound.Record{}, sigs: map[string]bool{},
+		Tokens: map[string]workspaces.APIToken{}, Outbound: map[string][]chat.OutboundWebhook{},
+	}
+}
+
+// LoadJoin implements rooms.JoinStore.
+func (s *Store) LoadJoin(_ context.Context, roomID, clientKey string) (chat.Room, *rooms.PriorGuest, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.Rooms[roomID]
+	if !ok {
+		return chat.Room{}, nil, rooms.ErrUnavailable()
+	}
+	if p, ok := s.clients[roomID+"/"+clientKey]; ok && clientKey != "" {
+		return r, &p, nil
+	}
+	return r, nil, nil
+}
+
+// CommitJoin implements rooms.JoinStore.
+func (s *Store) CommitJoin(_ context.Context, j rooms.Join) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if j.Guest.ClientID != "" {
+		s.clients[j.Room.ID+"/"+j.Guest.ClientID] = rooms.PriorGuest{GuestID: j.Guest.ID, TokenHash: j.TokenHash, CreatedAt: j.Guest.CreatedAt}
+	}
+	s.Guests++
+	return nil
+}
+
+// WebhookConfig implements inbound.ConfigSource.
+func (s *Store) WebhookConfig(_ context.Context, id string) (inbound.Config, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.Configs[id]
+	if !ok {
+		return inbound.Config{}, chat.Errorf(chat.EWebhookNotFound, "no such webhook")
+	}
+	return c, nil
+}
+
+// Hit implements inbound.QuotaCounter.
+func (s *Store) Hit(_ context.Context, ws string, window, _ time.Time) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := ws + window.String()
+	s.quota[k]++
+	return s.quota[k], nil
+}
+
+// Claim implements inbound.Store.
+func (s *Store) Claim(_ context.Context, c inbound.Claim, now time.Time) (inbound.ClaimOutcome, inbound.Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := c.WebhookID + "/" + c.KeyHash
+	if r, ok := s.idem[k]; ok && r.ExpiresAt.After(now) && (r.State == inbound.StateCompleted || r.LockedUntil.After(now)) {
+		return inbound.KeyHeld, r, nil
+	}
+	if c.Signature != nil {
+		sk := c.WebhookID + "/" + c.Signature.Hash
+		if s.sigs[sk] {
+			return inbound.SignatureUsed, inbound.Record{}, nil
+		}
+		s.sigs[sk] = true
+	}
+	s.idem[k] = inbound.Record{State: inbound.StateInProgress, Fingerprint: c.Fingerprint, Owner: c.Owner, LockedUntil: c.LockedUntil, ExpiresAt: c.ExpiresAt}
+	return inbound.Claimed, inbound.Record{}, nil
+}
+
+// Release implements inbound.Store.
+func (s *Store) Release(_ context.Context, c inbound.Claim) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := c.WebhookID + "/" + c.KeyHash
+	if r, ok := s.idem[k]; ok && r.State == inbound.StateInProgress && r.Owner == c.Owner {
+		delete(s.idem, k)
+	}
+	return nil
+}
+
+// Accept implements inbound.Store.
+func (s *Store) Accept(_ context.Context, a inbound.Acceptance, _ time.Time) (inbound.AcceptOutcome, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a.Signature != nil {
+		sk := a.Signature.WebhookID + "/" + a.Signature.Hash
+		if s.sigs[sk] {
+			return inbound.AcceptSignatureUsed, nil
+		}
+		s.sigs[sk] = true
+	}
+	if c := a.Claim; c != nil {
+		k := c.WebhookID + "/" + c.KeyHash
+		r := s.idem[k]
+		if r.State != inbound.StateInProgress || r.Owner != c.Owner {
+			return inbound.ClaimLost, nil
+		}
+		r.State, r.Status, r.Body, r.MessageID = inbound.StateCompleted, a.Status, a.Body, a.Message.ID
+		s.idem[k] = r
+	}
+	s.Messages++
+	s.Logs++
+	return inbound.Accepted, nil
+}
+
+// Log implements inbound.Store.
+func (s *Store) Log(context.Context, chat.RequestLog) error {
+	s.mu.Lock()
+	s.Logs++
+	s.mu.Unlock()
+	return nil
+}
+
+// APIToken implements workspaces.TokenStore.
+func (s *Store) APIToken(_ context.Context, hash string) (workspaces.APIToken, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.Tokens[hash]
+	if !ok {
+		return workspaces.APIToken{}, chat.Errorf(chat.ENotFound, "no such token")
+	}
+	return t, nil
+}
+
+// OutboundWebhooks implements workspaces.WebhookStore; positions are ids.
+func (s *Store) OutboundWebhooks(_ context.Context, ws, after string, limit int) (chat.Page[chat.OutboundWebhook], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all := s.Outbound[ws]
+	i := sort.Search(len(all), func(i int) bool { return all[i].ID > after })
+	end := min(i+limit, len(all))
+	p := chat.Page[chat.OutboundWebhook]{Items: all[i:end]}
+	if end < len(all) {
+		p.Next = all[end-1].ID
+	}
+	return p, nil
+}
+
+// SupportWebhooks implements workspaces.WebhookStore (none are kept).
+func (s *Store) SupportWebhooks(context.Context, string, string, int) (chat.Page[chat.SupportWebhook], error) {
+	return chat.Page[chat.SupportWebhook]{}, nil
+}
