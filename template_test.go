@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/samtemplate"
 )
@@ -38,6 +39,41 @@ func TestRoutesMatchTemplate(t *testing.T) {
 	sort.Strings(got)
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("template routes:\n%s\n\nroute table:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestEveryTemplateRouteIsInOpenAPI fails when openapi.yaml does not
+// describe a route that template.yaml deploys (method and path). $default
+// is the fallback of unmatched requests, which openapi.yaml describes once
+// as its NotFound and MethodNotAllowed responses.
+func TestEveryTemplateRouteIsInOpenAPI(t *testing.T) {
+	v, err := openapitest.Default()
+	if err != nil {
+		t.Fatalf("load openapi.yaml: %v", err)
+	}
+	doc := v.Doc()
+	routes := 0
+	for _, r := range parse(t).Routes() {
+		if r.Path == "$default" {
+			continue
+		}
+		routes++
+		item := doc.Paths.Value(r.Path)
+		if item == nil {
+			t.Errorf("%s: openapi.yaml has no path %s", r.Function, r.Path)
+			continue
+		}
+		if item.GetOperation(r.Method) == nil {
+			t.Errorf("%s: openapi.yaml has path %s but no %s operation", r.Function, r.Path, r.Method)
+		}
+	}
+	if routes == 0 {
+		t.Fatalf("template.yaml declares no routes besides $default")
+	}
+	for _, name := range []string{"NotFound", "MethodNotAllowed"} {
+		if doc.Components.Responses[name] == nil {
+			t.Errorf("openapi.yaml lacks components.responses.%s, which describes the $default route", name)
+		}
 	}
 }
 

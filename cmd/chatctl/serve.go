@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -109,12 +110,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Addr: addr, Handler: httpapi.Mux(handlers), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Addr: addr, Handler: withOpenAPI(httpapi.Mux(handlers)), ReadHeaderTimeout: 10 * time.Second}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "chatctl: serving the API on http://%s (table %s)\n", ln.Addr(), a.Store.Table())
+	fmt.Fprintf(stderr, "chatctl: serving the API on http://%s (table %s), its OpenAPI document at http://%[1]s/openapi.yaml\n", ln.Addr(), a.Store.Table())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -128,6 +129,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return nil
+}
+
+// withOpenAPI serves the embedded OpenAPI document at GET /openapi.yaml and
+// everything else, other methods on that path included, with api.
+func withOpenAPI(api http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /openapi.yaml", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/yaml")
+		w.Header().Set("Content-Length", strconv.Itoa(len(chatbundle.OpenAPI)))
+		_, _ = w.Write(chatbundle.OpenAPI)
+	})
+	mux.Handle("/", api)
+	return mux
 }
 
 // loopbackOnly refuses to listen beyond this machine: the local server has

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
@@ -73,7 +74,8 @@ func newWorld(t *testing.T, quota int) *world {
 		other: doc.Workspaces[1], token: ws.Users[0].APIToken, general: ws.Channels[0].ID}
 }
 
-// do sends one request through the whole handler stack.
+// do sends one request through the whole handler stack and holds the
+// response, whatever it is, to openapi.yaml.
 func (w *world) do(t *testing.T, method, path, body string, header map[string]string) *httptest.ResponseRecorder {
 	t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
@@ -87,6 +89,7 @@ func (w *world) do(t *testing.T, method, path, body string, header map[string]st
 	}
 	rec := httptest.NewRecorder()
 	w.h.ServeHTTP(rec, req)
+	openapitest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
 	return rec
 }
 

@@ -226,7 +226,9 @@ func (s *Store) Claim(ctx context.Context, c inbound.Claim, now time.Time) (inbo
 	}
 	reasons, err := s.transact(ctx, "claim idempotency key", items)
 	if chat.IsCode(err, chat.EConflict) {
-		return 0, inbound.Record{}, chat.Errorf(chat.EIdempotencyKeyInUse, "A request with this Idempotency-Key is still being processed. Retry later.")
+		e := chat.Errorf(chat.EIdempotencyKeyInUse, "A request with this Idempotency-Key is still being processed. Retry later.")
+		e.RetryAfter = 1
+		return 0, inbound.Record{}, e
 	}
 	if err != nil {
 		return 0, inbound.Record{}, err

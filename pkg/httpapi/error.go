@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -21,8 +22,8 @@ type errorBody struct {
 // their cause and answered with a fixed sentence; nothing else is logged as
 // an error.
 func Error(w http.ResponseWriter, r *http.Request, err error) {
-	e, ok := err.(*chat.Error)
-	if !ok || chat.Status(e.Code) == http.StatusInternalServerError && e.Code != chat.EInternal {
+	var e *chat.Error
+	if !errors.As(err, &e) || chat.Status(e.Code) == http.StatusInternalServerError && e.Code != chat.EInternal {
 		e = chat.Internal(err)
 	}
 	status := chat.Status(e.Code)

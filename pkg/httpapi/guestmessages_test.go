@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
@@ -157,6 +158,7 @@ func gmDo(t *testing.T, h http.Handler, method, target, token, body string, head
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
+	openapitest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
 	return rec
 }
 

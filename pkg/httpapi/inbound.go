@@ -49,11 +49,7 @@ func InboundHandler(p Poster, now chat.Clock, m emf.Recorder) http.Handler {
 			req.IdempotencyKey, req.HasKey = joinValues(vals), true
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, inbound.MaxBodyBytes+1))
-		if err != nil {
-			Error(w, r, chat.Errorf(chat.EInvalidJSON, "The request body could not be read."))
-			return
-		}
-		req.Body, req.TooLarge = body, len(body) > inbound.MaxBodyBytes || r.ContentLength > inbound.MaxBodyBytes
+		req.Body, req.TooLarge, req.ReadErr = body, len(body) > inbound.MaxBodyBytes || r.ContentLength > inbound.MaxBodyBytes, err
 		res := p.Post(r.Context(), req)
 		if q := res.Quota; q != nil {
 			h := w.Header()

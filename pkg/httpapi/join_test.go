@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/rooms"
@@ -48,6 +49,7 @@ func serveJoin(t *testing.T, j httpapi.Joiner, method, body string, header map[s
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
+	openapitest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
 	return rec
 }
 

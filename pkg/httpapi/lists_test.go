@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
@@ -86,6 +87,7 @@ func getList(t *testing.T, h http.Handler, path, token string) *httptest.Respons
 	}
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
+	openapitest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
 	return rec
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
@@ -80,8 +82,20 @@ func Wrap(h http.Handler) http.Handler {
 				"status", rec.status, "error_code", st.code,
 				"duration_ms", time.Since(start).Milliseconds())
 		}()
+		if !canonical(r.URL.Path) {
+			// ServeMux would answer a 307 to the cleaned path; no route of
+			// the contract has such a path, so it is simply not found.
+			Error(rec, r, chat.Errorf(chat.ENotFound, "The requested resource was not found."))
+			return
+		}
 		h.ServeHTTP(rec, r)
 	})
+}
+
+// canonical reports whether p is already clean: no empty, "." or ".."
+// segments and no trailing slash.
+func canonical(p string) bool {
+	return p == "/" || (strings.HasPrefix(p, "/") && path.Clean(p) == p)
 }
 
 func requestIDFor(r *http.Request) string {

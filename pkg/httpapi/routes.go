@@ -55,9 +55,17 @@ func Mux(handlers map[string]http.Handler) http.Handler {
 			mux.Handle(rt.Method+" "+rt.Path, h)
 		}
 	}
+	// ServeMux lets a GET pattern answer HEAD; API Gateway's GET routes do
+	// not match HEAD, so the deployed API answers 405 for it. Do the same.
+	for _, rt := range Routes {
+		if rt.Method == http.MethodGet {
+			mux.HandleFunc(http.MethodHead+" "+rt.Path, func(w http.ResponseWriter, r *http.Request) {
+				methodNotAllowed(w, r, allow[rt.Path])
+			})
+		}
+	}
 	for path, methods := range allow {
 		sort.Strings(methods)
-		allowed := strings.Join(methods, ", ")
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			for _, m := range methods {
 				if m == r.Method {
@@ -66,14 +74,18 @@ func Mux(handlers map[string]http.Handler) http.Handler {
 					return
 				}
 			}
-			w.Header().Set("Allow", allowed)
-			Error(w, r, chat.Errorf(chat.EMethodNotAllowed, "The %s method is not supported for this route.", sanitizeMethod(r.Method)))
+			methodNotAllowed(w, r, methods)
 		})
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		Error(w, r, chat.Errorf(chat.ENotFound, "The requested resource was not found."))
 	})
 	return Wrap(mux)
+}
+
+func methodNotAllowed(w http.ResponseWriter, r *http.Request, methods []string) {
+	w.Header().Set("Allow", strings.Join(methods, ", "))
+	Error(w, r, chat.Errorf(chat.EMethodNotAllowed, "The %s method is not supported for this route.", sanitizeMethod(r.Method)))
 }
 
 // sanitizeMethod keeps a client-chosen method name printable and short

@@ -32,6 +32,9 @@ type Request struct {
 	// Body holds at most MaxBodyBytes+1 bytes; TooLarge says there was more.
 	Body     []byte
 	TooLarge bool
+	// ReadErr is set when the body could not be read; such a request is
+	// still counted and logged, and refused as invalid_json.
+	ReadErr error
 	// MediaTypeErr is the HTTP layer's verdict on Content-Type, or nil.
 	MediaTypeErr    error
 	SecretHeader    string
@@ -137,6 +140,9 @@ func (d *decision) run(ctx context.Context) Result {
 		return d.reject(ctx, chat.Errorf(chat.EPayloadTooLarge, "The request body must not be larger than 64 KiB."))
 	}
 	obj, jsonErr := jsonbody.ParseObject(d.req.Body)
+	if d.req.ReadErr != nil {
+		return d.reject(ctx, chat.Errorf(chat.EInvalidJSON, "The request body could not be read."))
+	}
 	// Step 4: credentials, before the body is judged.
 	sig, err := d.authenticate(obj, now)
 	if err != nil {
