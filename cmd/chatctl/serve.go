@@ -19,11 +19,14 @@ import (
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/pkg/apertium"
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/translating"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/localstack"
 	"github.com/chatbridge/chat/pkg/motoserver"
+	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
 
 // Local defaults. They agree across serve, apply and post.
@@ -90,13 +93,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// the table's stream to the queue.
 	workers, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
-	go localstack.RelayStream(workers, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, a.Relay(res.Queues["TranslationQueue"]), 200*time.Millisecond)
+	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), res.Queues["TranslationQueue"])}
+	go localstack.RelayStream(workers, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, outbox, 200*time.Millisecond)
 	stopTranslator, err := localTranslator(ctx, stderr)
 	if err != nil {
 		return err
 	}
 	defer stopTranslator()
-	translate, err := a.TranslateHandler(ctx)
+	translate, err := translating.Handler(ctx, a)
 	if err != nil {
 		return err
 	}
@@ -164,11 +168,11 @@ func loopbackOnly(addr string) error {
 // unset: Apertium when apertium-apy and a pair are installed (it starts one,
 // stopped by the returned func), else none, said in one line.
 func localTranslator(ctx context.Context, stderr io.Writer) (func(), error) {
-	if os.Getenv(app.EnvTranslator) != "" {
+	if os.Getenv(translating.EnvTranslator) != "" {
 		return func() {}, nil
 	}
 	if err := apertium.Missing(apertium.DefaultModesDir, "eng-spa"); err != nil {
-		os.Setenv(app.EnvTranslator, app.TranslatorNone)
+		os.Setenv(translating.EnvTranslator, translating.TranslatorNone)
 		fmt.Fprintf(stderr, "chatctl: translation is off (TRANSLATOR=none): %v; install apertium-apy and apertium-eng-spa to translate\n", err)
 		return func() {}, nil
 	}
@@ -176,8 +180,8 @@ func localTranslator(ctx context.Context, stderr io.Writer) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("start apertium-apy: %w", err)
 	}
-	os.Setenv(app.EnvTranslator, app.TranslatorApertium)
-	os.Setenv(app.EnvApertiumURL, srv.URL)
+	os.Setenv(translating.EnvTranslator, translating.TranslatorApertium)
+	os.Setenv(translating.EnvApertiumURL, srv.URL)
 	fmt.Fprintf(stderr, "chatctl: translating with Apertium at %s (stopped on exit)\n", srv.URL)
 	return srv.Stop, nil
 }

@@ -7,8 +7,11 @@ import (
 	"context"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/relay"
+	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
 
 const function = "OutboxRelayFunction"
@@ -25,5 +28,6 @@ func handler(ctx context.Context) (func(context.Context, events.DynamoDBEvent) (
 	if err != nil {
 		return nil, err
 	}
-	return a.Relay(env[awsenv.EnvQueueURL]).HandleStream, nil
+	r := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), env[awsenv.EnvQueueURL])}
+	return r.HandleStream, nil
 }

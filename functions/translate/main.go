@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/translating"
 	"github.com/chatbridge/chat/pkg/queueapi"
 )
 
@@ -23,5 +24,5 @@ func handler(ctx context.Context) (queueapi.SQSHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.TranslateHandler(ctx)
+	return translating.Handler(ctx, a)
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/apertium"
-	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/translating"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/messages"
 )
 
@@ -51,7 +53,7 @@ func translationItem(t *testing.T, db *dynamodb.Client, table, message, lang str
 // the default translator, none: nothing to translate, nothing failed.
 func TestSampleEvent(t *testing.T) {
 	st, _ := wiringtest.Demo(t)
-	t.Setenv(app.EnvTranslator, "")
+	t.Setenv(translating.EnvTranslator, "")
 	h, err := handler(context.Background())
 	if err != nil {
 		t.Fatalf("handler: %v", err)
@@ -88,8 +90,8 @@ func TestSampleEventWithApertium(t *testing.T) {
 	}
 	defer apy.Stop()
 	st, _ := wiringtest.Demo(t)
-	t.Setenv(app.EnvTranslator, app.TranslatorApertium)
-	t.Setenv(app.EnvApertiumURL, apy.URL)
+	t.Setenv(translating.EnvTranslator, translating.TranslatorApertium)
+	t.Setenv(translating.EnvApertiumURL, apy.URL)
 	h, err := handler(context.Background())
 	if err != nil {
 		t.Fatalf("handler: %v", err)
@@ -98,6 +100,12 @@ func TestSampleEventWithApertium(t *testing.T) {
 	job, err := messages.DecodeJob(ev.Records[0].Body)
 	if err != nil {
 		t.Fatalf("sample body: %v", err)
+	}
+	// A job comes from a stored message, which records its translations.
+	if err := dynamo.New(st.DB, st.Table).PutMessage(context.Background(), chat.Message{ID: job.MessageID,
+		WorkspaceID: job.WorkspaceID, ChannelID: job.ChannelID, Author: chat.Author{Type: job.AuthorType, Name: "CI Bot"},
+		Content: job.Content, SourceLanguage: job.SourceLanguage, Status: chat.MessageQueued, CreatedAt: job.CreatedAt}); err != nil {
+		t.Fatalf("store the sample's message: %v", err)
 	}
 	var created []string
 	for delivery := 1; delivery <= 2; delivery++ {
@@ -124,22 +132,22 @@ func TestSampleEventWithApertium(t *testing.T) {
 func TestConfigurationErrorsNameTheVariable(t *testing.T) {
 	wiringtest.Demo(t)
 	for _, tc := range []struct{ translator, url, concurrency, want string }{
-		{"deepl", "", "", app.EnvTranslator},
-		{"apertium", "", "", app.EnvApertiumURL},
-		{"apertium", "127.0.0.1:2737", "", app.EnvApertiumURL},
-		{"none", "", "0", app.EnvTranslateConcurrency},
-		{"none", "", "many", app.EnvTranslateConcurrency},
+		{"deepl", "", "", translating.EnvTranslator},
+		{"apertium", "", "", translating.EnvApertiumURL},
+		{"apertium", "127.0.0.1:2737", "", translating.EnvApertiumURL},
+		{"none", "", "0", translating.EnvTranslateConcurrency},
+		{"none", "", "many", translating.EnvTranslateConcurrency},
 	} {
-		t.Setenv(app.EnvTranslator, tc.translator)
-		t.Setenv(app.EnvApertiumURL, tc.url)
-		t.Setenv(app.EnvTranslateConcurrency, tc.concurrency)
+		t.Setenv(translating.EnvTranslator, tc.translator)
+		t.Setenv(translating.EnvApertiumURL, tc.url)
+		t.Setenv(translating.EnvTranslateConcurrency, tc.concurrency)
 		if _, err := handler(context.Background()); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("TRANSLATOR=%q APERTIUM_URL=%q TRANSLATE_CONCURRENCY=%q: got %v, want an error naming %s",
 				tc.translator, tc.url, tc.concurrency, err, tc.want)
 		}
 	}
-	t.Setenv(app.EnvTranslator, "amazon")
-	t.Setenv(app.EnvTranslateConcurrency, "8")
+	t.Setenv(translating.EnvTranslator, "amazon")
+	t.Setenv(translating.EnvTranslateConcurrency, "8")
 	if _, err := handler(context.Background()); err != nil {
 		t.Fatalf("TRANSLATOR=amazon: %v", err)
 	}

@@ -217,7 +217,7 @@ func (m *memStore) Readers(context.Context, string, time.Time) ([]translation.Re
 	return m.readers, nil
 }
 
-func (m *memStore) TranslatedLanguages(context.Context, string) (map[string]bool, error) {
+func (m *memStore) TranslatedLanguages(context.Context, string, string) (map[string]bool, error) {
 	done := map[string]bool{}
 	for _, s := range m.saved {
 		done[s.Language] = true
@@ -225,7 +225,7 @@ func (m *memStore) TranslatedLanguages(context.Context, string) (map[string]bool
 	return done, nil
 }
 
-func (m *memStore) SaveTranslations(_ context.Context, ts []chat.Translation) error {
+func (m *memStore) SaveTranslations(_ context.Context, _, _ string, ts []chat.Translation) error {
 	m.saved = append(m.saved, ts...)
 	return nil
 }

@@ -5,12 +5,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inbound"
-	"github.com/chatbridge/chat/pkg/relay"
-	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
 
 // EnvWebhookCacheTTL sets how long a warm function keeps a webhook's
@@ -42,9 +39,4 @@ func (a *App) InboundHandler(ttl time.Duration) http.Handler {
 // RequestLogHandler serves ListInboundRequestsFunction.
 func (a *App) RequestLogHandler() http.Handler {
 	return httpapi.RequestLogHandler(a.auth(), a.Store, a.Cursor)
-}
-
-// Relay is the outbox relay onto the translation queue at queueURL.
-func (a *App) Relay(queueURL string) *relay.Relay {
-	return &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL)}
 }

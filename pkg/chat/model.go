@@ -154,6 +154,11 @@ type Message struct {
 	SourceLanguage string
 	Status         string
 	CreatedAt      time.Time
+	// TranslatedLanguages are the translator's target codes of the
+	// translations stored beside the message, in no particular order. The
+	// translation function adds to it after storing them; a new message has
+	// none.
+	TranslatedLanguages []string
 }
 
 // Translation is a message's content in one target language.

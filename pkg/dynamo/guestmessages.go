@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -44,9 +45,10 @@ func (s *Store) PutMessage(ctx context.Context, m chat.Message) error {
 }
 
 // ListMessages implements rooms.MessageReader with one Query of the
-// channel's partition, newest first. Errors: EValidation on "cursor" for a
-// position that is not a message's; EUnavailable when DynamoDB failed
-// after retries.
+// channel's partition, newest first. Each message carries the languages its
+// translations are stored in (translated_languages). Errors: EValidation on
+// "cursor" for a position that is not a message's; EUnavailable when
+// DynamoDB failed after retries.
 func (s *Store) ListMessages(ctx context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error) {
 	items, next, err := s.queryPage(ctx, "list messages "+channelID, chanPK(channelID), messagePrefix, after, limit, false)
 	if err != nil {
@@ -64,20 +66,23 @@ func (s *Store) ListMessages(ctx context.Context, channelID, after string, limit
 }
 
 // Translations implements rooms.MessageReader with one BatchGetItem per
-// 100 (message, language) pairs, run concurrently. Errors: EUnavailable
-// when DynamoDB failed after retries.
+// 100 (message, language) pairs, run concurrently. Errors: EInternal when
+// messageIDs and languages differ in length; EUnavailable when DynamoDB
+// failed after retries.
 func (s *Store) Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]string, error) {
+	if len(messageIDs) != len(languages) {
+		return nil, chat.Internal(fmt.Errorf("dynamo: get translations: %d message ids for %d languages", len(messageIDs), len(languages)))
+	}
 	// BatchGetItem refuses a request that names one key twice.
 	seen := map[[2]string]bool{}
 	var keys []map[string]types.AttributeValue
-	for _, id := range messageIDs {
-		for _, lang := range languages {
-			if seen[[2]string{id, lang}] {
-				continue
-			}
-			seen[[2]string{id, lang}] = true
-			keys = append(keys, key(translationPK(id), translationSK(lang)))
+	for i, id := range messageIDs {
+		pair := [2]string{id, languages[i]}
+		if seen[pair] {
+			continue
 		}
+		seen[pair] = true
+		keys = append(keys, key(translationPK(id), translationSK(languages[i])))
 	}
 	var (
 		mu       sync.Mutex

@@ -68,8 +68,9 @@ func TestPostThenListNewestFirstAgainstDynamo(t *testing.T) {
 		if err != nil {
 			t.Fatalf("list: %v", err)
 		}
-		if calls := g.st.Calls.Calls(); len(calls) != 2 || calls[0] != "DynamoDB.Query" || calls[1] != "DynamoDB.BatchGetItem" {
-			t.Fatalf("a page called %v, want one Query and one BatchGetItem", calls)
+		// Nothing is translated yet: no translation to read.
+		if calls := g.st.Calls.Calls(); len(calls) != 1 || calls[0] != "DynamoDB.Query" {
+			t.Fatalf("a page called %v, want one Query", calls)
 		}
 		for _, v := range page.Items {
 			m := v.Message
@@ -112,6 +113,19 @@ func TestListIsTheRoomsChannelOnly(t *testing.T) {
 	}
 }
 
+// saveTranslations stores translations of message as the translation
+// function does: the items, then the message's set of languages.
+func (g *guestStack) saveTranslations(t *testing.T, room chat.Room, message string, byLang map[string]string) {
+	t.Helper()
+	var ts []chat.Translation
+	for lang, content := range byLang {
+		ts = append(ts, chat.Translation{MessageID: message, Language: lang, Content: content, SourceLanguage: "en", CreatedAt: time.Now()})
+	}
+	if err := g.store.SaveTranslations(context.Background(), room.ChannelID, message, ts); err != nil {
+		t.Fatalf("save translations: %v", err)
+	}
+}
+
 func TestTranslationsForReadersAgainstDynamo(t *testing.T) {
 	g := newGuestStack(t)
 	ctx := context.Background()
@@ -126,25 +140,45 @@ func TestTranslationsForReadersAgainstDynamo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.putTranslation(t, both.Message.ID, "es", "La compilación pasó")
-	g.putTranslation(t, both.Message.ID, "es-MX", "La build pasó, güey")
-	g.putTranslation(t, plain.Message.ID, "es", "Desplegando ahora")
-	g.putTranslation(t, plain.Message.ID, "fr", "Déploiement en cours")
+	// As Amazon Translate's targets would be stored: es and es-MX, pt and
+	// pt-PT, zh and zh-TW, no.
+	g.saveTranslations(t, room, both.Message.ID, map[string]string{
+		"es": "La compilación pasó", "es-MX": "La build pasó, güey", "pt": "A build passou", "pt-PT": "A compilação passou",
+		"zh": "构建通过", "zh-TW": "建置通過", "no": "Bygget gikk gjennom",
+	})
+	g.saveTranslations(t, room, plain.Message.ID, map[string]string{"es": "Desplegando ahora", "fr": "Déploiement en cours"})
+	// A translation item the message does not record is not shown: the set,
+	// not a guess, says what exists.
+	g.putTranslation(t, plain.Message.ID, "de", "Wird bereitgestellt")
 
 	for _, tc := range []struct {
 		reader string
 		want   string
+		reads  bool // whether a translation is read
 	}{
-		{"es-ES", "Desplegando ahora (es) | La compilación pasó (es)"},
-		{"es-MX", "Desplegando ahora (es) | La build pasó, güey (es-MX)"},
-		{"fr-CA", "Déploiement en cours (fr) | The build passed (en)"},
-		{"de", "Deploying now (en) | The build passed (en)"},
-		{"en-GB", "Deploying now (en) | The build passed (en)"},
+		{"es-ES", "Desplegando ahora (es) | La compilación pasó (es)", true},
+		{"es-MX", "Desplegando ahora (es) | La build pasó, güey (es-MX)", true},
+		{"es-AR", "Desplegando ahora (es) | La build pasó, güey (es-MX)", true},
+		{"pt-BR", "Deploying now (en) | A build passou (pt)", true},
+		{"pt-AO", "Deploying now (en) | A compilação passou (pt-PT)", true},
+		{"zh-HK", "Deploying now (en) | 建置通過 (zh-TW)", true},
+		{"nb", "Deploying now (en) | Bygget gikk gjennom (no)", true},
+		{"fr-CA", "Déploiement en cours (fr) | The build passed (en)", true},
+		{"de", "Deploying now (en) | The build passed (en)", false},
+		{"en-GB", "Deploying now (en) | The build passed (en)", false},
 	} {
 		reader := g.session(t, room, g.guest(t, room, "Reader "+tc.reader, tc.reader, "").Token)
+		g.st.Calls.Reset()
 		page, err := (&rooms.Lister{Store: g.store}).List(ctx, reader, room, "", 25)
 		if err != nil {
 			t.Fatalf("%s: list: %v", tc.reader, err)
+		}
+		want := []string{"DynamoDB.Query"}
+		if tc.reads {
+			want = append(want, "DynamoDB.BatchGetItem")
+		}
+		if calls := g.st.Calls.Calls(); fmt.Sprint(calls) != fmt.Sprint(want) {
+			t.Errorf("%s: the list made %v, want %v", tc.reader, calls, want)
 		}
 		var got []string
 		for _, v := range page.Items {
@@ -161,18 +195,23 @@ func TestTranslationsForReadersAgainstDynamo(t *testing.T) {
 
 func TestTranslationsBatchesOfAHundredKeys(t *testing.T) {
 	g := newGuestStack(t)
-	var ids []string
-	for i := 0; i < 60; i++ {
+	var ids, langs []string
+	for i := 0; i < 120; i++ {
 		id := g.ids.New(time.Now())
 		ids = append(ids, id)
+		langs = append(langs, "es")
 		if i%7 == 0 {
 			g.putTranslation(t, id, "es", fmt.Sprint("hola ", i))
 		}
+		// The key asked for is the only one read.
+		g.putTranslation(t, id, "fr", fmt.Sprint("salut ", i))
 	}
-	g.putTranslation(t, ids[59], "zh-TW", "你好")
+	g.putTranslation(t, ids[119], "zh-TW", "你好")
+	langs[119] = "zh-TW"
+	// One pair repeated: 120 distinct keys.
+	ids, langs = append(ids, ids[0]), append(langs, "es")
 	g.st.Calls.Reset()
-	// 60 messages x 2 languages, one language repeated: 120 distinct keys.
-	got, err := g.store.Translations(context.Background(), ids, []string{"es", "zh-TW", "es"})
+	got, err := g.store.Translations(context.Background(), ids, langs)
 	if err != nil {
 		t.Fatalf("translations: %v", err)
 	}
@@ -183,16 +222,23 @@ func TestTranslationsBatchesOfAHundredKeys(t *testing.T) {
 	for id, byLang := range got {
 		for lang, text := range byLang {
 			n++
-			if lang == "zh-TW" && (id != ids[59] || text != "你好") {
+			if lang == "zh-TW" && (id != ids[119] || text != "你好") {
 				t.Errorf("%s in %s: %q", id, lang, text)
+			}
+			if lang == "fr" {
+				t.Errorf("%s in fr was not asked for: %q", id, text)
 			}
 		}
 	}
-	if n != 10 || got[ids[0]]["es"] != "hola 0" || got[ids[56]]["es"] != "hola 56" {
-		t.Fatalf("got %d translations %v, want 10 with hola 0 and hola 56", n, got)
+	// 0, 7, ..., 112 in es (17), and 119 in zh-TW.
+	if n != 18 || got[ids[0]]["es"] != "hola 0" || got[ids[112]]["es"] != "hola 112" {
+		t.Fatalf("got %d translations %v, want 18 with hola 0 and hola 112", n, got)
 	}
 	if _, ok := got[ids[1]]; ok {
 		t.Fatalf("a message without translations is present: %v", got[ids[1]])
+	}
+	if _, err := g.store.Translations(context.Background(), ids, langs[:3]); !chat.IsCode(err, chat.EInternal) {
+		t.Fatalf("ids and languages of different lengths: got %v, want %s", err, chat.EInternal)
 	}
 }
 

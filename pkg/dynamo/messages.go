@@ -25,6 +25,12 @@ type authorAttr struct {
 	Language  string `dynamodbav:"language,omitempty"`
 }
 
+// attrTranslatedLanguages is the message item's string set of the target
+// codes its translations are stored under. Only the translation function
+// writes it, with UpdateItem ADD: a MODIFY on the stream, which the outbox
+// relay ignores (it forwards INSERTs only).
+const attrTranslatedLanguages = "translated_languages"
+
 // messageItem is a message: pk CHAN#<channel>, sk MSG#<message>. Its
 // INSERT on the table's stream is the outbox event that queues it for
 // translation.
@@ -40,6 +46,9 @@ type messageItem struct {
 	SkipTranslation bool       `dynamodbav:"skip_translation"`
 	Status          string     `dynamodbav:"status"`
 	CreatedAt       time.Time  `dynamodbav:"created_at"`
+	// TranslatedLanguages is absent until a translation is stored (a set
+	// cannot be empty).
+	TranslatedLanguages []string `dynamodbav:"translated_languages,stringset,omitempty"`
 }
 
 func messageItemOf(m chat.Message) messageItem {
@@ -47,7 +56,7 @@ func messageItemOf(m chat.Message) messageItem {
 		PK: chanPK(m.ChannelID), SK: messageSK(m.ID), ID: m.ID, WorkspaceID: m.WorkspaceID, ChannelID: m.ChannelID,
 		Author:  authorAttr{Type: m.Author.Type, ID: m.Author.ID, Name: m.Author.Name, AvatarURL: m.Author.AvatarURL, Language: m.Author.Language},
 		Content: m.Content, SourceLanguage: m.SourceLanguage, SkipTranslation: m.SkipTranslation,
-		Status: m.Status, CreatedAt: m.CreatedAt,
+		Status: m.Status, CreatedAt: m.CreatedAt, TranslatedLanguages: m.TranslatedLanguages,
 	}
 }
 
@@ -56,7 +65,7 @@ func (it messageItem) message() chat.Message {
 		ID: it.ID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID,
 		Author:  chat.Author{Type: it.Author.Type, ID: it.Author.ID, Name: it.Author.Name, AvatarURL: it.Author.AvatarURL, Language: it.Author.Language},
 		Content: it.Content, SourceLanguage: it.SourceLanguage, SkipTranslation: it.SkipTranslation,
-		Status: it.Status, CreatedAt: it.CreatedAt,
+		Status: it.Status, CreatedAt: it.CreatedAt, TranslatedLanguages: it.TranslatedLanguages,
 	}
 }
 

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -83,38 +84,62 @@ func (s *Store) Readers(ctx context.Context, channelID string, now time.Time) ([
 	return readers, nil
 }
 
-// TranslatedLanguages implements translation.Store with one Query of the
-// message's translation keys, projecting only the key. Errors: EUnavailable,
-// EInternal.
-func (s *Store) TranslatedLanguages(ctx context.Context, messageID string) (map[string]bool, error) {
-	// Consistent (queryAll): a redelivery right after a save must see it.
-	items, err := s.queryAll(ctx, "translated languages of message "+messageID, &dynamodb.QueryInput{
-		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :tr)"),
-		ProjectionExpression:      aws.String("#sk"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(translationPK(messageID)), ":tr": str(translationSK(""))},
+// TranslatedLanguages implements translation.Store with one strongly
+// consistent GetItem of the message item, projecting its
+// translated_languages set: a redelivery right after a save sees it. A
+// message that does not exist has none. Errors: EUnavailable, EInternal.
+func (s *Store) TranslatedLanguages(ctx context.Context, channelID, messageID string) (map[string]bool, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                &s.table,
+		Key:                      key(chanPK(channelID), messageSK(messageID)),
+		ProjectionExpression:     aws.String("#tl"),
+		ExpressionAttributeNames: map[string]string{"#tl": attrTranslatedLanguages},
+		ConsistentRead:           aws.Bool(true),
 	})
 	if err != nil {
-		return nil, err
+		return nil, fail("translated languages of message "+messageID, err)
 	}
-	done := make(map[string]bool, len(items))
-	for _, item := range items {
-		done[strings.TrimPrefix(getS(item, attrSK), translationSK(""))] = true
+	var it struct {
+		Languages []string `dynamodbav:"translated_languages,stringset"`
+	}
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return nil, chat.Internal(fmt.Errorf("dynamo: translated languages of message %s: %w", messageID, err))
+	}
+	done := make(map[string]bool, len(it.Languages))
+	for _, l := range it.Languages {
+		done[l] = true
 	}
 	return done, nil
 }
 
-// SaveTranslations implements translation.Store with BatchWriteItem, 25
-// items a call (one call for a message's usual few languages), retrying
-// unprocessed items with backoff. A translation replaces the stored one of
-// the same message and language. Errors: EUnavailable (also for items still
-// unprocessed after the retries), EInternal.
-func (s *Store) SaveTranslations(ctx context.Context, ts []chat.Translation) error {
+// SaveTranslations implements translation.Store. It writes the translation
+// items with BatchWriteItem, 25 items a call (one call for a message's usual
+// few languages), retrying unprocessed items with backoff; a translation
+// replaces the stored one of the same message and language. Then one
+// UpdateItem adds their languages to the message item's
+// translated_languages set, on condition that the message exists.
+//
+// The order is what makes a redelivery safe: the set never names a
+// translation that is not stored. A crash between the two writes leaves the
+// languages out of the set, so the next delivery translates them again and
+// overwrites the items (a wasted call, never a missing translation). A
+// message deleted meanwhile fails the condition, which is not an error:
+// there is nothing left to record on.
+//
+// Errors: EUnavailable (also for items still unprocessed after the
+// retries); EInternal, also when a translation in ts is not of messageID.
+func (s *Store) SaveTranslations(ctx context.Context, channelID, messageID string, ts []chat.Translation) error {
 	if len(ts) == 0 {
 		return nil
 	}
+	op := "save translations of message " + messageID
 	reqs := make([]types.WriteRequest, len(ts))
+	langs := make([]string, 0, len(ts))
+	seen := make(map[string]bool, len(ts))
 	for i, t := range ts {
+		if t.MessageID != messageID {
+			return chat.Internal(fmt.Errorf("dynamo: %s: a translation of message %s", op, t.MessageID))
+		}
 		av, err := attributevalue.MarshalMap(translationItem{
 			PK: translationPK(t.MessageID), SK: translationSK(t.Language), MessageID: t.MessageID,
 			Language: t.Language, Content: t.Content, SourceLanguage: t.SourceLanguage, CreatedAt: t.CreatedAt,
@@ -123,6 +148,25 @@ func (s *Store) SaveTranslations(ctx context.Context, ts []chat.Translation) err
 			return chat.Internal(fmt.Errorf("dynamo: marshal translation: %w", err))
 		}
 		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: av}}
+		if !seen[t.Language] {
+			seen[t.Language] = true
+			langs = append(langs, t.Language)
+		}
 	}
-	return s.batchWrite(ctx, "save translations of message "+ts[0].MessageID, reqs)
+	if err := s.batchWrite(ctx, op, reqs); err != nil {
+		return err
+	}
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       key(chanPK(channelID), messageSK(messageID)),
+		UpdateExpression:          aws.String("ADD #tl :langs"),
+		ConditionExpression:       aws.String("attribute_exists(#pk)"),
+		ExpressionAttributeNames:  map[string]string{"#tl": attrTranslatedLanguages, "#pk": attrPK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":langs": &types.AttributeValueMemberSS{Value: langs}},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil
+	}
+	return fail("record translated languages of message "+messageID, err)
 }

@@ -2,6 +2,7 @@ package dynamo_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
@@ -9,14 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/messages"
+	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/translation"
 )
 
@@ -140,15 +145,60 @@ func TestReadersPaginates(t *testing.T) {
 	}
 }
 
+// putMessage stores a message of channel as a post does and returns its id.
+func putMessage(t *testing.T, store *dynamo.Store, channel string) string {
+	t.Helper()
+	ids := chat.NewIDs()
+	now := time.Now()
+	m := chat.Message{ID: ids.New(now), WorkspaceID: ids.New(now), ChannelID: channel,
+		Author: chat.Author{Type: chat.AuthorBot, Name: "CI Bot"}, Content: "Hello", SourceLanguage: "en",
+		Status: chat.MessageQueued, CreatedAt: now}
+	if err := store.PutMessage(context.Background(), m); err != nil {
+		t.Fatalf("put message: %v", err)
+	}
+	return m.ID
+}
+
+// listed returns the translated languages the guest list reads on the
+// message of channel, sorted.
+func listed(t *testing.T, store *dynamo.Store, channel, msg string) []string {
+	t.Helper()
+	page, err := store.ListMessages(context.Background(), channel, "", 100)
+	if err != nil {
+		t.Fatalf("list messages: %v", err)
+	}
+	for _, m := range page.Items {
+		if m.ID == msg {
+			langs := append([]string(nil), m.TranslatedLanguages...)
+			sort.Strings(langs)
+			return langs
+		}
+	}
+	t.Fatalf("message %s is not listed in channel %s", msg, channel)
+	return nil
+}
+
+func doneLanguages(done map[string]bool) []string {
+	var out []string
+	for l, ok := range done {
+		if ok {
+			out = append(out, l)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func TestSaveAndListTranslations(t *testing.T) {
 	st := stacktest.New(t)
 	store := dynamo.New(st.DB, st.Table)
 	ids := chat.NewIDs()
 	ctx := context.Background()
-	msg, other := ids.New(time.Now()), ids.New(time.Now())
+	channel := ids.New(time.Now())
+	msg, other := putMessage(t, store, channel), putMessage(t, store, channel)
 	created := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
-	// 30 languages: two BatchWriteItem calls of at most 25.
+	// 30 languages: two BatchWriteItem calls of at most 25, then the set.
 	var ts []chat.Translation
 	var want []string
 	for i := 0; i < 30; i++ {
@@ -161,33 +211,44 @@ func TestSaveAndListTranslations(t *testing.T) {
 	}
 	sort.Strings(want)
 	st.Calls.Reset()
-	if err := store.SaveTranslations(ctx, ts); err != nil {
+	if err := store.SaveTranslations(ctx, channel, msg, ts); err != nil {
 		t.Fatalf("SaveTranslations: %v", err)
 	}
-	if calls := st.Calls.Calls(); !reflect.DeepEqual(calls, []string{"DynamoDB.BatchWriteItem", "DynamoDB.BatchWriteItem"}) {
-		t.Fatalf("SaveTranslations of 30 made %v, want two BatchWriteItem", calls)
+	if calls, want := st.Calls.Calls(), []string{"DynamoDB.BatchWriteItem", "DynamoDB.BatchWriteItem", "DynamoDB.UpdateItem"}; !reflect.DeepEqual(calls, want) {
+		t.Fatalf("SaveTranslations of 30 made %v, want %v", calls, want)
 	}
-	if err := store.SaveTranslations(ctx, []chat.Translation{{MessageID: other, Language: "fr", Content: "Salut", CreatedAt: created}}); err != nil {
+	if err := store.SaveTranslations(ctx, channel, other, []chat.Translation{{MessageID: other, Language: "fr", Content: "Salut", CreatedAt: created}}); err != nil {
 		t.Fatalf("SaveTranslations: %v", err)
 	}
 
 	st.Calls.Reset()
-	done, err := store.TranslatedLanguages(ctx, msg)
+	done, err := store.TranslatedLanguages(ctx, channel, msg)
 	if err != nil {
 		t.Fatalf("TranslatedLanguages: %v", err)
 	}
-	if calls := st.Calls.Calls(); !reflect.DeepEqual(calls, []string{"DynamoDB.Query"}) {
-		t.Fatalf("TranslatedLanguages made %v, want one Query", calls)
+	if calls := st.Calls.Calls(); !reflect.DeepEqual(calls, []string{"DynamoDB.GetItem"}) {
+		t.Fatalf("TranslatedLanguages made %v, want one GetItem", calls)
 	}
-	var got []string
-	for l, ok := range done {
-		if ok {
-			got = append(got, l)
-		}
-	}
-	sort.Strings(got)
-	if !reflect.DeepEqual(got, want) {
+	if got := doneLanguages(done); !reflect.DeepEqual(got, want) {
 		t.Fatalf("TranslatedLanguages: got %v, want %v", got, want)
+	}
+	// The guest list reads the same set off the message items.
+	if got := listed(t, store, channel, msg); !reflect.DeepEqual(got, want) {
+		t.Fatalf("listed message's languages: got %v, want %v", got, want)
+	}
+	if got := listed(t, store, channel, other); !reflect.DeepEqual(got, []string{"fr"}) {
+		t.Fatalf("other message's languages: got %v, want [fr]", got)
+	}
+
+	// A later save adds to the set; a language saved again is not repeated.
+	if err := store.SaveTranslations(ctx, channel, other, []chat.Translation{
+		{MessageID: other, Language: "fr", Content: "Salut !", CreatedAt: created},
+		{MessageID: other, Language: "de", Content: "Hallo", CreatedAt: created},
+	}); err != nil {
+		t.Fatalf("SaveTranslations again: %v", err)
+	}
+	if got := listed(t, store, channel, other); !reflect.DeepEqual(got, []string{"de", "fr"}) {
+		t.Fatalf("other message's languages after a second save: got %v, want [de fr]", got)
 	}
 
 	// The item is the data model's: pk MSG#<m>, sk TR#<language>.
@@ -210,22 +271,60 @@ func TestSaveAndListTranslations(t *testing.T) {
 	if item.MessageID != msg || item.Language != "es-MX" || item.Content != "Hola es-MX" || item.SourceLanguage != "en" || !item.CreatedAt.Equal(created) {
 		t.Fatalf("stored item %+v", item)
 	}
+	// The set is a string set on the message item: pk CHAN#<c>, sk MSG#<m>.
+	out, err = st.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.Table, Key: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "CHAN#" + channel}, "sk": &types.AttributeValueMemberS{Value: "MSG#" + other},
+	}, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatalf("get message item: %v", err)
+	}
+	if ss, ok := out.Item["translated_languages"].(*types.AttributeValueMemberSS); !ok || len(ss.Value) != 2 {
+		t.Fatalf("message item's translated_languages is %#v, want a string set of 2", out.Item["translated_languages"])
+	}
 
-	none, err := store.TranslatedLanguages(ctx, ids.New(time.Now()))
+	none, err := store.TranslatedLanguages(ctx, channel, putMessage(t, store, channel))
 	if err != nil || len(none) != 0 {
 		t.Fatalf("TranslatedLanguages of an untranslated message: %v, %v; want none", none, err)
 	}
+	// Another channel's message of the same id is another item.
+	if got, err := store.TranslatedLanguages(ctx, ids.New(time.Now()), msg); err != nil || len(got) != 0 {
+		t.Fatalf("TranslatedLanguages in another channel: %v, %v; want none", got, err)
+	}
+	// Translations are of the message they are saved for.
+	if err := store.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: other, Language: "it"}}); !chat.IsCode(err, chat.EInternal) {
+		t.Fatalf("saving another message's translation: got %v, want %s", err, chat.EInternal)
+	}
 }
 
-// TestTranslationServiceAgainstDynamo runs the whole fan-out on the real
-// store: three calls for a first delivery, two and no translation for a
-// redelivery.
-func TestTranslationServiceAgainstDynamo(t *testing.T) {
+func TestSaveTranslationsOfAGoneMessage(t *testing.T) {
 	st := stacktest.New(t)
 	store := dynamo.New(st.DB, st.Table)
 	ids := chat.NewIDs()
+	ctx := context.Background()
+	channel, msg := ids.New(time.Now()), ids.New(time.Now())
+	st.Calls.Reset()
+	if err := store.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: msg, Language: "es", Content: "Hola"}}); err != nil {
+		t.Fatalf("SaveTranslations of a message that does not exist: %v, want nothing to do", err)
+	}
+	if calls, want := st.Calls.Calls(), []string{"DynamoDB.BatchWriteItem", "DynamoDB.UpdateItem"}; !reflect.DeepEqual(calls, want) {
+		t.Fatalf("made %v, want %v", calls, want)
+	}
+	// The condition kept UpdateItem from creating a message item.
+	out, err := st.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.Table, Key: map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "CHAN#" + channel}, "sk": &types.AttributeValueMemberS{Value: "MSG#" + msg},
+	}, ConsistentRead: aws.Bool(true)})
+	if err != nil || out.Item != nil {
+		t.Fatalf("message item after saving for a gone message: %v, %v; want none", out.Item, err)
+	}
+}
+
+// translationJob seeds a channel whose readers read en, en-GB, es-ES and
+// es-MX, and a message in it, and returns the message's job.
+func translationJob(t *testing.T, st *stacktest.Stack, store *dynamo.Store) messages.Job {
+	t.Helper()
+	ids := chat.NewIDs()
 	now := time.Now()
-	channel, room, msg := ids.New(now), ids.New(now), ids.New(now)
+	channel, room := ids.New(now), ids.New(now)
 	seed(t, st, channelRoom(channel, room, chat.RoomActive, now.Add(time.Hour)))
 	langs := []string{"en", "en-GB", "es-ES", "es-MX"}
 	for i := 0; i < 8; i++ {
@@ -235,10 +334,20 @@ func TestTranslationServiceAgainstDynamo(t *testing.T) {
 			seed(t, st, guestReader(channel, room, ids.New(now), langs[i%len(langs)]))
 		}
 	}
+	msg := putMessage(t, store, channel)
+	return messages.Job{MessageID: msg, ChannelID: channel, Content: "Hello", SourceLanguage: "en", CreatedAt: now}
+}
+
+// TestTranslationServiceAgainstDynamo runs the whole fan-out on the real
+// store: four calls for a first delivery, two and no translation for a
+// redelivery.
+func TestTranslationServiceAgainstDynamo(t *testing.T) {
+	st := stacktest.New(t)
+	store := dynamo.New(st.DB, st.Table)
+	job := translationJob(t, st, store)
 	calls := 0
 	tr := &countingTranslator{langs: translation.NewLanguages("en", "es"), calls: &calls}
 	svc := &translation.Service{Store: store, Translator: tr}
-	job := messages.Job{MessageID: msg, ChannelID: channel, Content: "Hello", SourceLanguage: "en", CreatedAt: now}
 
 	st.Calls.Reset()
 	if err := svc.Process(context.Background(), job); err != nil {
@@ -247,8 +356,11 @@ func TestTranslationServiceAgainstDynamo(t *testing.T) {
 	if calls != 1 {
 		t.Fatalf("8 readers in 2 languages: %d translator calls, want 1", calls)
 	}
-	if got, want := st.Calls.Calls(), []string{"DynamoDB.Query", "DynamoDB.Query", "DynamoDB.BatchWriteItem"}; !reflect.DeepEqual(got, want) {
+	if got, want := st.Calls.Calls(), []string{"DynamoDB.Query", "DynamoDB.GetItem", "DynamoDB.BatchWriteItem", "DynamoDB.UpdateItem"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("first delivery made %v, want %v", got, want)
+	}
+	if got := listed(t, store, job.ChannelID, job.MessageID); !reflect.DeepEqual(got, []string{"es"}) {
+		t.Fatalf("message records %v, want [es]", got)
 	}
 
 	st.Calls.Reset()
@@ -258,9 +370,180 @@ func TestTranslationServiceAgainstDynamo(t *testing.T) {
 	if calls != 1 {
 		t.Fatalf("redelivery called the translator again (%d calls in all)", calls)
 	}
-	if got, want := st.Calls.Calls(), []string{"DynamoDB.Query", "DynamoDB.Query"}; !reflect.DeepEqual(got, want) {
+	if got, want := st.Calls.Calls(), []string{"DynamoDB.Query", "DynamoDB.GetItem"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("redelivery made %v, want %v", got, want)
 	}
+}
+
+// TestCrashBetweenTheTwoWritesIsRedone fails the set's UpdateItem after
+// the translations were written, as a crash between the two would: the
+// redelivery does not see the language as done, translates it again and
+// records it.
+func TestCrashBetweenTheTwoWritesIsRedone(t *testing.T) {
+	for _, when := range []bool{stacktest.Before, stacktest.After} {
+		name := map[bool]string{stacktest.Before: "update never sent", stacktest.After: "update answer lost"}[when]
+		t.Run(name, func(t *testing.T) {
+			st := stacktest.New(t)
+			store := dynamo.New(st.DB, st.Table)
+			job := translationJob(t, st, store)
+			calls := 0
+			tr := &countingTranslator{langs: translation.NewLanguages("en", "es"), calls: &calls}
+			svc := &translation.Service{Store: store, Translator: tr}
+
+			st.Faults.Fail("DynamoDB.UpdateItem", 0, when)
+			err := svc.Process(context.Background(), job)
+			if !chat.IsCode(err, chat.EUnavailable) {
+				t.Fatalf("Process with the set's write failing: got %v, want EUnavailable (so the job is redelivered)", err)
+			}
+			out, err := st.DB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &st.Table, ConsistentRead: aws.Bool(true),
+				Key: map[string]types.AttributeValue{
+					"pk": &types.AttributeValueMemberS{Value: "MSG#" + job.MessageID}, "sk": &types.AttributeValueMemberS{Value: "TR#es"},
+				}})
+			if err != nil || out.Item == nil {
+				t.Fatalf("the translation was not written before the set: %v", err)
+			}
+			recorded := listed(t, store, job.ChannelID, job.MessageID)
+			if when == stacktest.Before && len(recorded) != 0 {
+				t.Fatalf("the set records %v although its write never left", recorded)
+			}
+
+			st.Calls.Reset()
+			if err := svc.Process(context.Background(), job); err != nil {
+				t.Fatalf("redelivery: %v", err)
+			}
+			wantCalls, wantAWS := 2, []string{"DynamoDB.Query", "DynamoDB.GetItem", "DynamoDB.BatchWriteItem", "DynamoDB.UpdateItem"}
+			if when == stacktest.After {
+				// The write reached the table; only its answer was lost.
+				wantCalls, wantAWS = 1, []string{"DynamoDB.Query", "DynamoDB.GetItem"}
+			}
+			if calls != wantCalls {
+				t.Fatalf("translator calls in all: %d, want %d", calls, wantCalls)
+			}
+			if got := st.Calls.Calls(); !reflect.DeepEqual(got, wantAWS) {
+				t.Fatalf("redelivery made %v, want %v", got, wantAWS)
+			}
+			if got := listed(t, store, job.ChannelID, job.MessageID); !reflect.DeepEqual(got, []string{"es"}) {
+				t.Fatalf("after the redelivery the message records %v, want [es]", got)
+			}
+		})
+	}
+}
+
+// TestRecordingTranslationsIsNotAnOutboxEvent reads the table's real
+// stream: the set's UpdateItem is a MODIFY of the message item, which the
+// outbox relay does not forward, so recording a translation never queues
+// the message again.
+func TestRecordingTranslationsIsNotAnOutboxEvent(t *testing.T) {
+	st := stacktest.New(t)
+	store := dynamo.New(st.DB, st.Table)
+	ctx := context.Background()
+	channel := chat.NewIDs().New(time.Now())
+	msg := putMessage(t, store, channel)
+	if err := store.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: msg, Language: "es", Content: "Hola"}}); err != nil {
+		t.Fatalf("SaveTranslations: %v", err)
+	}
+
+	ev := streamOf(t, st, "CHAN#"+channel)
+	var names []string
+	for _, r := range ev.Records {
+		names = append(names, r.EventName)
+	}
+	if want := []string{"INSERT", "MODIFY"}; !reflect.DeepEqual(names, want) {
+		t.Fatalf("the message item's stream records are %v, want %v", names, want)
+	}
+	sender := &jobRecorder{}
+	resp, err := (&relay.Relay{Queue: sender}).HandleStream(ctx, ev)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("relay: %+v, %v", resp, err)
+	}
+	if len(sender.jobs) != 1 || sender.jobs[0].MessageID != msg {
+		t.Fatalf("relay sent %+v, want one job, for the insert of %s", sender.jobs, msg)
+	}
+}
+
+type jobRecorder struct{ jobs []messages.Job }
+
+func (j *jobRecorder) SendJobs(_ context.Context, jobs []messages.Job) ([]int, error) {
+	j.jobs = append(j.jobs, jobs...)
+	return nil, nil
+}
+
+// streamOf reads every record of the table's stream whose pk is pk, as the
+// Lambda event the outbox relay receives.
+func streamOf(t *testing.T, st *stacktest.Stack, pk string) events.DynamoDBEvent {
+	t.Helper()
+	ctx := context.Background()
+	streams := dynamodbstreams.NewFromConfig(st.AWS)
+	desc, err := streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: &st.Resources.StreamARN})
+	if err != nil {
+		t.Fatalf("describe stream: %v", err)
+	}
+	var ev events.DynamoDBEvent
+	for _, shard := range desc.StreamDescription.Shards {
+		it, err := streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: &st.Resources.StreamARN,
+			ShardId: shard.ShardId, ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon})
+		if err != nil {
+			t.Fatalf("shard iterator: %v", err)
+		}
+		out, err := streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it.ShardIterator})
+		if err != nil {
+			t.Fatalf("get records: %v", err)
+		}
+		for _, r := range out.Records {
+			if r.Dynamodb == nil {
+				continue
+			}
+			if k, ok := r.Dynamodb.Keys["pk"].(*streamtypes.AttributeValueMemberS); !ok || k.Value != pk {
+				continue
+			}
+			ev.Records = append(ev.Records, events.DynamoDBEventRecord{EventName: string(r.EventName), Change: events.DynamoDBStreamRecord{
+				SequenceNumber: aws.ToString(r.Dynamodb.SequenceNumber), NewImage: lambdaImage(t, r.Dynamodb.NewImage),
+			}})
+		}
+	}
+	return ev
+}
+
+// lambdaImage converts a stream image to the Lambda event's form, through
+// the JSON that Lambda delivers.
+func lambdaImage(t *testing.T, image map[string]streamtypes.AttributeValue) map[string]events.DynamoDBAttributeValue {
+	t.Helper()
+	var toJSON func(v streamtypes.AttributeValue) any
+	toJSON = func(v streamtypes.AttributeValue) any {
+		switch v := v.(type) {
+		case *streamtypes.AttributeValueMemberS:
+			return map[string]any{"S": v.Value}
+		case *streamtypes.AttributeValueMemberN:
+			return map[string]any{"N": v.Value}
+		case *streamtypes.AttributeValueMemberBOOL:
+			return map[string]any{"BOOL": v.Value}
+		case *streamtypes.AttributeValueMemberSS:
+			return map[string]any{"SS": v.Value}
+		case *streamtypes.AttributeValueMemberNULL:
+			return map[string]any{"NULL": true}
+		case *streamtypes.AttributeValueMemberM:
+			m := map[string]any{}
+			for k, e := range v.Value {
+				m[k] = toJSON(e)
+			}
+			return map[string]any{"M": m}
+		}
+		t.Fatalf("stream attribute of type %T not converted", v)
+		return nil
+	}
+	m := map[string]any{}
+	for k, v := range image {
+		m[k] = toJSON(v)
+	}
+	raw, err := json.Marshal(m)
+	if err != nil {
+		t.Fatalf("marshal image: %v", err)
+	}
+	var out map[string]events.DynamoDBAttributeValue
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("unmarshal image: %v", err)
+	}
+	return out
 }
 
 type countingTranslator struct {

@@ -356,6 +356,9 @@ func TestListGuestMessagesViews(t *testing.T) {
 		"M02": {"es": "compilación 2 correcta", "es-MX": "build 2 chido", "fr": "build 2 réussi"},
 		"M00": {"es": "compilación 0 correcta"},
 	}}
+	// The translation function records the languages it stored on each message.
+	st.msgs[0].TranslatedLanguages = []string{"es", "es-MX", "fr"} // M02
+	st.msgs[2].TranslatedLanguages = []string{"es"}                // M00
 	// A bot without an id or avatar renders them as null.
 	st.msgs = append(st.msgs, chat.Message{ID: "MXX", ChannelID: gmChannel, Author: chat.Author{Type: chat.AuthorBot, Name: "Old Bot"},
 		Content: "hi", SourceLanguage: "en", SkipTranslation: true, CreatedAt: gmNow})

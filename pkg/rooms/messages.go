@@ -2,11 +2,12 @@ package rooms
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"golang.org/x/text/language"
+	"github.com/chatbridge/chat/pkg/translation"
 )
 
 // MaxContentLen is the contract's bound on a message, in characters.
@@ -27,10 +28,10 @@ type MessageReader interface {
 	// EValidation on "cursor" for a position that is not a message's;
 	// EUnavailable when storage failed.
 	ListMessages(ctx context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error)
-	// Translations returns the stored translations of the messages into
-	// any of the languages, as message id -> language -> content. Pairs
-	// without a translation are absent. Errors: EUnavailable when storage
-	// failed.
+	// Translations returns the stored translation of each message
+	// messageIDs[i] into languages[i] (the two are parallel: one key per
+	// message), as message id -> language -> content. Pairs without a
+	// translation are absent. Errors: EUnavailable when storage failed.
 	Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]string, error)
 }
 
@@ -95,7 +96,7 @@ func (p *Poster) Post(ctx context.Context, s chat.GuestSession, room chat.Room, 
 	if err := p.Store.PutMessage(ctx, m); err != nil {
 		return MessageView{}, err
 	}
-	return ViewOf(m, nil, nil), nil
+	return ViewOf(m, nil, ""), nil
 }
 
 // Lister lists a room's messages in a guest's language.
@@ -105,130 +106,67 @@ type Lister struct {
 
 // List returns up to limit messages of room's channel, newest first, after
 // the position after, each in the language of the reading guest s when a
-// translation into it exists. It costs one query and one batch read of
-// translations per 100 (message, language) pairs. Errors: those of
+// translation serves it (see ViewOf). It costs one query, then, when some
+// message has a translation for the guest, one batch read of one
+// translation per message, per 100 messages. Errors: those of
 // MessageReader.
 func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, after string, limit int) (chat.Page[MessageView], error) {
 	page, err := l.Store.ListMessages(ctx, room.ChannelID, after, limit)
 	if err != nil {
 		return chat.Page[MessageView]{}, err
 	}
-	langs := ReaderLanguages(s.Guest.PreferredLanguage)
-	var ids []string
+	reader := s.Guest.PreferredLanguage
+	var ids, langs []string
 	for _, m := range page.Items {
-		if !m.SkipTranslation {
+		if lang, ok := pick(m, reader); ok {
 			ids = append(ids, m.ID)
+			langs = append(langs, lang)
 		}
 	}
 	var trs map[string]map[string]string
-	if len(ids) > 0 && len(langs) > 0 {
+	if len(ids) > 0 {
 		if trs, err = l.Store.Translations(ctx, ids, langs); err != nil {
 			return chat.Page[MessageView]{}, err
 		}
 	}
 	out := chat.Page[MessageView]{Next: page.Next, Items: make([]MessageView, 0, len(page.Items))}
 	for _, m := range page.Items {
-		out.Items = append(out.Items, ViewOf(m, trs[m.ID], langs))
+		out.Items = append(out.Items, ViewOf(m, trs[m.ID], reader))
 	}
 	return out, nil
 }
 
-// ViewOf returns m as seen by a reader whose candidate languages are langs
-// (see ReaderLanguages), given m's translations by language: the first
-// candidate with a translation wins; with none, the original. A message
-// posted with skip_translation is always the original.
-func ViewOf(m chat.Message, translations map[string]string, langs []string) MessageView {
-	if !m.SkipTranslation {
-		for _, l := range langs {
-			if text, ok := translations[l]; ok {
-				return MessageView{Message: m, Content: text, Language: l, Translated: true}
-			}
+// ViewOf returns m as seen by a reader whose preferred language is tag,
+// given m's stored translations by language. The reader sees the
+// translation into the language translation.Pick chooses for tag among
+// m.TranslatedLanguages, the codes the translation function stored it
+// under: the very target it translates into for such a reader, else the
+// closest one stored. The reader sees the original when m's source
+// language serves them better than any of those, when none serves them, or
+// when the chosen translation is not in translations. A message posted with
+// skip_translation is always the original.
+func ViewOf(m chat.Message, translations map[string]string, tag string) MessageView {
+	if lang, ok := pick(m, tag); ok {
+		if text, ok := translations[lang]; ok {
+			return MessageView{Message: m, Content: text, Language: lang, Translated: true}
 		}
 	}
 	return MessageView{Message: m, Content: m.Content, Language: m.SourceLanguage}
 }
 
-// ReaderLanguages returns the translation languages that can serve a reader
-// whose preferred language is tag, best first. Translations are stored
-// under the translator's target code ("es", "es-MX", "zh-TW", "pt-PT"), so
-// a reader's tag is widened step by step:
-//
-//  1. the tag as sent ("es-MX");
-//  2. its canonical form ("EN-us" -> "en-US", "iw" -> "he");
-//  3. language-region, dropping a script that the region implies anyway
-//     and any variant or extension ("zh-Hant-TW" -> "zh-TW",
-//     "de-CH-1996" -> "de-CH");
-//  4. language-script, when the script is explicit or not the language's
-//     usual one ("zh-TW" -> "zh-Hant", "sr-Latn-RS" -> "sr-Latn");
-//  5. for such a script, the region code that stands for it ("zh-HK" ->
-//     "zh-TW"), so that a Traditional Chinese reader is not served
-//     Simplified "zh" first;
-//  6. the base language ("es");
-//  7. the macro-language it belongs to, when that is the code a
-//     translator uses ("nb" -> "no").
-//
-// The translation function chooses each reader's target with
-// translation.Languages, a CLDR matcher over the translator's own codes;
-// every target it picks by language, script or region is among these
-// candidates. A target it reaches across regions ("es-AR" -> "es-MX"),
-// across languages ("da" -> "no") or back to a deprecated code ("fil" ->
-// "tl") is not, and such a reader sees the original unless a candidate
-// translation exists.
-//
-// Every candidate is a well-formed tag; a tag that does not parse yields
-// only itself (if well-formed).
-func ReaderLanguages(tag string) []string {
-	var out []string
-	add := func(s string) {
-		if !chat.ValidLanguageTag(s) {
-			return
-		}
-		for _, o := range out {
-			if o == s {
-				return
-			}
-		}
-		out = append(out, s)
+// pick returns the language of m's stored translation that serves a reader
+// of tag, as ViewOf shows it. The source language competes with the stored
+// ones: the translation function never translates into it, so a reader it
+// serves reads the original, not a neighbouring variant made for others (an
+// es-ES reader of a Spanish message is not shown the es-MX translation, nor
+// a zh-CN reader of a Simplified Chinese one the zh-TW translation).
+func pick(m chat.Message, tag string) (string, bool) {
+	if m.SkipTranslation || len(m.TranslatedLanguages) == 0 {
+		return "", false
 	}
-	add(tag)
-	t, err := language.Parse(tag)
-	if err != nil {
-		// A tag with unregistered subtags is well-formed but cannot be
-		// widened reliably.
-		return out
+	lang, ok := translation.Pick(tag, append(slices.Clip(m.TranslatedLanguages), m.SourceLanguage)...)
+	if !ok || !slices.Contains(m.TranslatedLanguages, lang) {
+		return "", false
 	}
-	add(t.String())
-	base, rawScript, rawRegion := t.Raw()
-	if base.String() == "und" {
-		return out
-	}
-	script, _ := t.Script()
-	// scriptOf is the script base implies, alone or with a region.
-	scriptOf := func(parts ...any) language.Script {
-		c, err := language.Compose(append([]any{base}, parts...)...)
-		if err != nil {
-			return language.Script{}
-		}
-		s, _ := c.Script()
-		return s
-	}
-	if rawRegion != (language.Region{}) && scriptOf(rawRegion) == script {
-		add(base.String() + "-" + rawRegion.String())
-	}
-	if unusual := script != scriptOf(); unusual || rawScript != (language.Script{}) {
-		add(base.String() + "-" + script.String())
-		if c, err := language.Compose(base, script); err == nil && unusual {
-			if r, _ := c.Region(); scriptOf(r) == script {
-				add(base.String() + "-" + r.String())
-			}
-		}
-	}
-	add(base.String())
-	// Macro-language and legacy codes a translator may name instead
-	// ("nb" -> "no", "cmn" -> "zh", "arb" -> "ar").
-	if all, err := language.All.Parse(tag); err == nil {
-		b, _ := all.Base()
-		add(b.String())
-	}
-	return out
+	return lang, true
 }

@@ -11,72 +11,85 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/translation"
 )
 
-func TestReaderLanguages(t *testing.T) {
+func TestViewOfShowsTheTranslatorsTargetForTheReader(t *testing.T) {
 	for _, tc := range []struct {
-		tag  string
-		want []string
+		reader string
+		source string
+		stored map[string]string // language -> translation
+		want   string            // "" means the original
 	}{
-		{"es", []string{"es"}},
-		{"es-ES", []string{"es-ES", "es"}},
-		{"es-MX", []string{"es-MX", "es"}},
-		{"es-419", []string{"es-419", "es"}},
-		{"fr-CA", []string{"fr-CA", "fr"}},
-		{"pt-PT", []string{"pt-PT", "pt"}},
-		{"en-US", []string{"en-US", "en"}},
-		{"EN-us", []string{"EN-us", "en-US", "en"}},
-		{"iw-IL", []string{"iw-IL", "he-IL", "he"}},
-		{"tl", []string{"tl", "fil"}},
-		{"zh", []string{"zh"}},
-		{"zh-CN", []string{"zh-CN", "zh"}},
-		{"zh-TW", []string{"zh-TW", "zh-Hant", "zh"}},
-		{"zh-HK", []string{"zh-HK", "zh-Hant", "zh-TW", "zh"}},
-		{"zh-Hant", []string{"zh-Hant", "zh-TW", "zh"}},
-		{"zh-Hant-TW", []string{"zh-Hant-TW", "zh-TW", "zh-Hant", "zh"}},
-		{"zh-Hans", []string{"zh-Hans", "zh"}},
-		{"sr-Latn-RS", []string{"sr-Latn-RS", "sr-Latn", "sr"}},
-		{"de-CH-1996", []string{"de-CH-1996", "de-CH", "de"}},
-		{"en-US-x-private", []string{"en-US-x-private", "en-US", "en"}},
-		{"nb-NO", []string{"nb-NO", "nb", "no"}},
-		{"cmn-TW", []string{"cmn-TW", "cmn-Hant", "cmn", "zh"}},
-		{"qaa", []string{"qaa"}},
-		{"und", []string{"und"}},
-		{"", nil},
-		{"en_US", []string{"en-US", "en"}}, // not well-formed itself, but its canonical forms are
-		{"es#x", nil},
+		// Amazon Translate's targets: es-AR is served es-MX, nb no, zh-HK zh-TW.
+		{"es-AR", "ja", map[string]string{"es": "hola", "es-MX": "qué onda"}, "es-MX"},
+		{"es-AR", "ja", map[string]string{"es": "hola"}, "es"},
+		{"es-ES", "ja", map[string]string{"es": "hola", "es-MX": "qué onda"}, "es"},
+		{"es-MX", "ja", map[string]string{"es": "hola", "es-MX": "qué onda"}, "es-MX"},
+		{"nb", "ja", map[string]string{"no": "hei"}, "no"},
+		{"nb-NO", "ja", map[string]string{"da": "hej", "no": "hei"}, "no"},
+		{"fil", "ja", map[string]string{"tl": "kumusta"}, "tl"},
+		{"zh-HK", "ja", map[string]string{"zh": "你好", "zh-TW": "妳好"}, "zh-TW"},
+		{"zh-CN", "ja", map[string]string{"zh": "你好", "zh-TW": "妳好"}, "zh"},
+		{"pt-BR", "ja", map[string]string{"pt": "olá", "pt-PT": "olá!"}, "pt"},
+		{"pt-AO", "ja", map[string]string{"pt": "olá", "pt-PT": "olá!"}, "pt-PT"},
+		{"en-GB", "ja", map[string]string{"en": "hi"}, "en"},
+		{"fr-CA", "ja", map[string]string{"fr": "salut"}, "fr"},
+		{"fr-BE", "ja", map[string]string{"fr-CA": "allô", "fr": "salut"}, "fr"},
+		{"de-DE", "ja", map[string]string{"es": "hola", "fr": "salut"}, ""},
+		{"ja", "ja", nil, ""},
+		{"", "ja", map[string]string{"es": "hola"}, ""},
+		// A reader the source language serves reads the original, not a
+		// variant translated for other readers.
+		{"zh-CN", "zh", map[string]string{"zh-TW": "妳好"}, ""},
+		{"zh-HK", "zh", map[string]string{"zh-TW": "妳好"}, "zh-TW"},
+		{"es-ES", "es", map[string]string{"es-MX": "qué onda"}, ""},
+		{"es-AR", "es", map[string]string{"es-MX": "qué onda"}, "es-MX"},
+		{"pt-BR", "pt", map[string]string{"pt-PT": "olá!"}, ""},
+		{"pt-AO", "pt", map[string]string{"pt-PT": "olá!"}, "pt-PT"},
+		{"fr-FR", "fr", map[string]string{"fr-CA": "allô"}, ""},
+		{"fr-CA", "fr", map[string]string{"fr-CA": "allô"}, "fr-CA"},
+		{"es-419", "es-AR", map[string]string{"es": "hola"}, ""},
+		{"es-ES", "es-AR", map[string]string{"es": "hola"}, "es"},
+		// Detection found the content was not in its source language: the
+		// translation into that language is shown.
+		{"en-US", "en", map[string]string{"en": "hello", "fr": "salut"}, "en"},
 	} {
-		if got := rooms.ReaderLanguages(tc.tag); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("ReaderLanguages(%q) = %q, want %q", tc.tag, got, tc.want)
+		m := chat.Message{ID: "M", Content: "original", SourceLanguage: tc.source}
+		for lang := range tc.stored {
+			m.TranslatedLanguages = append(m.TranslatedLanguages, lang)
+		}
+		v := rooms.ViewOf(m, tc.stored, tc.reader)
+		want := rooms.MessageView{Message: m, Content: "original", Language: tc.source}
+		if tc.want != "" {
+			want = rooms.MessageView{Message: m, Content: tc.stored[tc.want], Language: tc.want, Translated: true}
+		}
+		if !reflect.DeepEqual(v, want) {
+			t.Errorf("reader %s, source %s, stored %v: got %q in %q translated=%v, want %q in %q translated=%v",
+				tc.reader, tc.source, m.TranslatedLanguages, v.Content, v.Language, v.Translated, want.Content, want.Language, want.Translated)
 		}
 	}
 }
 
-func TestViewOfPicksTheFirstCandidateWithATranslation(t *testing.T) {
-	m := chat.Message{ID: "M", Content: "hello", SourceLanguage: "en"}
-	trs := map[string]string{"es": "hola", "es-MX": "qué onda", "fr": "salut"}
-	for _, tc := range []struct {
-		reader      string
-		content     string
-		lang        string
-		translation bool
-	}{
-		{"es-MX", "qué onda", "es-MX", true},
-		{"es-ES", "hola", "es", true},
-		{"es", "hola", "es", true},
-		{"fr-CA", "salut", "fr", true},
-		{"de-DE", "hello", "en", false},
-		{"en-US", "hello", "en", false},
-	} {
-		v := rooms.ViewOf(m, trs, rooms.ReaderLanguages(tc.reader))
-		if v.Content != tc.content || v.Language != tc.lang || v.Translated != tc.translation || v.Message.ID != "M" {
-			t.Errorf("reader %s: got %q %q translated=%v, want %q %q %v", tc.reader, v.Content, v.Language, v.Translated, tc.content, tc.lang, tc.translation)
-		}
-	}
+func TestViewOfFallsBackToTheOriginal(t *testing.T) {
+	m := chat.Message{ID: "M", Content: "hello", SourceLanguage: "en", TranslatedLanguages: []string{"es"}}
+	trs := map[string]string{"es": "hola", "fr": "salut"}
 	skip := m
 	skip.SkipTranslation = true
-	if v := rooms.ViewOf(skip, trs, []string{"es"}); v.Translated || v.Content != "hello" {
-		t.Errorf("skip_translation message shown as %+v, want the original", v)
+	unrecorded := m
+	unrecorded.TranslatedLanguages = nil
+	for name, tc := range map[string]struct {
+		m   chat.Message
+		trs map[string]string
+	}{
+		"skip_translation":             {skip, trs},
+		"translation not recorded":     {unrecorded, trs},
+		"recorded translation missing": {m, map[string]string{"fr": "salut"}},
+		"no translations read":         {m, nil},
+	} {
+		if v := rooms.ViewOf(tc.m, tc.trs, "es-ES"); v.Translated || v.Content != "hello" || v.Language != "en" {
+			t.Errorf("%s: shown as %+v, want the original", name, v)
+		}
 	}
 }
 
@@ -159,9 +172,11 @@ func (f fakeReader) Translations(ctx context.Context, ids, langs []string) (map[
 
 func TestList(t *testing.T) {
 	msgs := []chat.Message{
-		{ID: "M3", Content: "three", SourceLanguage: "en"},
+		{ID: "M5", Content: "five", SourceLanguage: "en", TranslatedLanguages: []string{"es-MX", "fr", "es"}},
+		{ID: "M4", Content: "four", SourceLanguage: "en", TranslatedLanguages: []string{"es"}},
+		{ID: "M3", Content: "three", SourceLanguage: "en", TranslatedLanguages: []string{"fr"}},
 		{ID: "M2", Content: "dos", SourceLanguage: "es"},
-		{ID: "M1", Content: "one", SourceLanguage: "en", SkipTranslation: true},
+		{ID: "M1", Content: "one", SourceLanguage: "en", SkipTranslation: true, TranslatedLanguages: []string{"es"}},
 	}
 	var gotIDs, gotLangs []string
 	var gotChannel, gotAfter string
@@ -173,51 +188,61 @@ func TestList(t *testing.T) {
 		},
 		translations: func(_ context.Context, ids, langs []string) (map[string]map[string]string, error) {
 			gotIDs, gotLangs = ids, langs
-			return map[string]map[string]string{"M3": {"es": "tres"}, "M1": {"es": "uno"}}, nil
+			return map[string]map[string]string{"M5": {"es-MX": "cinco"}, "M4": {"es": "cuatro"}, "M1": {"es": "uno"}}, nil
 		},
 	}}
-	s := chat.GuestSession{Guest: chat.Guest{ID: "G1", PreferredLanguage: "es-ES"}}
-	page, err := l.List(context.Background(), s, chat.Room{ID: roomA, ChannelID: "C1"}, "MSG#M9", 3)
+	s := chat.GuestSession{Guest: chat.Guest{ID: "G1", PreferredLanguage: "es-AR"}}
+	page, err := l.List(context.Background(), s, chat.Room{ID: roomA, ChannelID: "C1"}, "MSG#M9", 5)
 	if err != nil {
 		t.Fatalf("list: %v", err)
 	}
-	if gotChannel != "C1" || gotAfter != "MSG#M9" || gotLimit != 3 {
-		t.Fatalf("store asked for %s after %q limit %d, want C1 after MSG#M9 limit 3", gotChannel, gotAfter, gotLimit)
+	if gotChannel != "C1" || gotAfter != "MSG#M9" || gotLimit != 5 {
+		t.Fatalf("store asked for %s after %q limit %d, want C1 after MSG#M9 limit 5", gotChannel, gotAfter, gotLimit)
 	}
-	if fmt.Sprint(gotIDs) != "[M3 M2]" || fmt.Sprint(gotLangs) != "[es-ES es]" {
-		t.Fatalf("translations asked for %v in %v, want [M3 M2] (not the skip_translation one) in [es-ES es]", gotIDs, gotLangs)
+	// One key per message with a translation for es-AR: none for M3 (only
+	// French), M2 (none stored) or M1 (skip_translation).
+	if fmt.Sprint(gotIDs) != "[M5 M4]" || fmt.Sprint(gotLangs) != "[es-MX es]" {
+		t.Fatalf("translations asked for %v in %v, want [M5 M4] in [es-MX es]", gotIDs, gotLangs)
 	}
-	if page.Next != "MSG#M1" || len(page.Items) != 3 {
-		t.Fatalf("page next %q with %d items, want MSG#M1 with 3", page.Next, len(page.Items))
+	if page.Next != "MSG#M1" || len(page.Items) != 5 {
+		t.Fatalf("page next %q with %d items, want MSG#M1 with 5", page.Next, len(page.Items))
 	}
 	var got []string
 	for _, v := range page.Items {
 		got = append(got, fmt.Sprintf("%s:%s:%s:%v", v.Message.ID, v.Content, v.Language, v.Translated))
 	}
-	if want := "[M3:tres:es:true M2:dos:es:false M1:one:en:false]"; fmt.Sprint(got) != want {
+	if want := "[M5:cinco:es-MX:true M4:cuatro:es:true M3:three:en:false M2:dos:es:false M1:one:en:false]"; fmt.Sprint(got) != want {
 		t.Fatalf("views %v, want %s", got, want)
 	}
 }
 
-func TestListWithoutTranslatableMessagesReadsNoTranslations(t *testing.T) {
+func TestListWithoutTranslationsForTheReaderReadsNone(t *testing.T) {
 	l := &rooms.Lister{Store: fakeReader{
 		list: func(context.Context, string, string, int) (chat.Page[chat.Message], error) {
-			return chat.Page[chat.Message]{Items: []chat.Message{{ID: "M1", SkipTranslation: true}}}, nil
+			return chat.Page[chat.Message]{Items: []chat.Message{
+				{ID: "M3", SkipTranslation: true, TranslatedLanguages: []string{"es"}},
+				{ID: "M2", TranslatedLanguages: []string{"fr", "de"}},
+				{ID: "M1"},
+			}}, nil
 		},
 		translations: func(context.Context, []string, []string) (map[string]map[string]string, error) {
-			t.Fatalf("translations read for a page without translatable messages")
+			t.Fatalf("translations read for a page without a translation for the reader")
 			return nil, nil
 		},
 	}}
-	if _, err := l.List(context.Background(), chat.GuestSession{Guest: chat.Guest{PreferredLanguage: "es"}}, chat.Room{}, "", 25); err != nil {
+	page, err := l.List(context.Background(), chat.GuestSession{Guest: chat.Guest{PreferredLanguage: "es"}}, chat.Room{}, "", 25)
+	if err != nil {
 		t.Fatalf("list: %v", err)
+	}
+	if len(page.Items) != 3 {
+		t.Fatalf("listed %d messages, want 3", len(page.Items))
 	}
 }
 
 func TestListPassesStorageFailuresOn(t *testing.T) {
 	down := chat.Unavailable(errors.New("down"))
 	ok := func(context.Context, string, string, int) (chat.Page[chat.Message], error) {
-		return chat.Page[chat.Message]{Items: []chat.Message{{ID: "M1"}}}, nil
+		return chat.Page[chat.Message]{Items: []chat.Message{{ID: "M1", TranslatedLanguages: []string{"es"}}}}, nil
 	}
 	for name, store := range map[string]fakeReader{
 		"query": {list: func(context.Context, string, string, int) (chat.Page[chat.Message], error) {
@@ -230,6 +255,43 @@ func TestListPassesStorageFailuresOn(t *testing.T) {
 		l := &rooms.Lister{Store: store}
 		if _, err := l.List(context.Background(), chat.GuestSession{Guest: chat.Guest{PreferredLanguage: "es"}}, chat.Room{}, "", 25); !chat.IsCode(err, chat.EUnavailable) {
 			t.Errorf("%s failing: got %v, want %s", name, err, chat.EUnavailable)
+		}
+	}
+}
+
+// TestViewOfAgreesWithTheTranslator simulates the translation function
+// with Amazon Translate's regional codes over a channel whose readers read
+// every tag below, then shows the message to each of them: a reader sees
+// the translation the function made for them, and the original when their
+// target was the source's (it is never translated into). Exact when the
+// message's source language is one of the translator's codes; an author's
+// tag the translator lacks ("fr-FR", "zh-HK") can tip a close tie.
+func TestViewOfAgreesWithTheTranslator(t *testing.T) {
+	langs := translation.NewLanguages("ar", "bs", "da", "de", "en", "es", "es-MX", "fa", "fa-AF", "fr", "fr-CA", "he", "hr", "ja",
+		"no", "pt", "pt-PT", "sr", "sv", "tl", "zh", "zh-TW")
+	readers := []string{"en", "en-US", "en-GB", "es", "es-ES", "es-AR", "es-MX", "es-419", "fr", "fr-FR", "fr-CA", "fr-BE", "fr-CH",
+		"pt", "pt-BR", "pt-PT", "pt-AO", "zh", "zh-CN", "zh-TW", "zh-HK", "zh-Hant", "zh-SG", "zh-MO", "cmn", "yue", "nb", "nn", "no",
+		"da", "sv", "fil", "tl", "iw", "he", "de", "de-CH", "gsw", "gl", "ca", "eu", "oc", "br", "sr-Latn", "sr", "sh", "hr", "bs",
+		"fa", "fa-IR", "prs", "ja", "ko", "ar", "ar-EG"}
+	for _, source := range langs.Codes() {
+		served, _ := langs.Target(source)
+		var stored []string
+		trs := map[string]string{}
+		for _, r := range readers {
+			if target, ok := langs.Target(r); ok && target != served && trs[target] == "" {
+				stored = append(stored, target)
+				trs[target] = "in " + target
+			}
+		}
+		m := chat.Message{ID: "M", Content: "original", SourceLanguage: source, TranslatedLanguages: stored}
+		for _, r := range readers {
+			want := "original"
+			if target, ok := langs.Target(r); ok && target != served {
+				want = "in " + target
+			}
+			if v := rooms.ViewOf(m, trs, r); v.Content != want {
+				t.Errorf("source %s, reader %s: reads %q, want %q", source, r, v.Content, want)
+			}
 		}
 	}
 }

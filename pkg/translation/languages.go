@@ -1,6 +1,9 @@
 package translation
 
 import (
+	"cmp"
+	"slices"
+
 	"golang.org/x/text/language"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -16,10 +19,17 @@ type Languages struct {
 	codes   []string
 	tags    []language.Tag
 	matcher language.Matcher
+	// byMatch[i] is the index in codes of the matcher's i-th tag.
+	byMatch []int
 }
 
 // NewLanguages returns the languages named by codes, in that order. Codes that
 // are not well-formed BCP 47 tags and repeats are left out.
+//
+// The order does not change what Target picks: the matcher sees the codes
+// sorted, so that a tie (fr-BE is as close to fr as to fr-CA) breaks the
+// same way for a translator's list and for any subset of it stored beside a
+// message (see Pick).
 func NewLanguages(codes ...string) *Languages {
 	l := &Languages{}
 	seen := map[string]bool{}
@@ -32,9 +42,21 @@ func NewLanguages(codes ...string) *Languages {
 		l.codes = append(l.codes, c)
 		l.tags = append(l.tags, t)
 	}
-	if len(l.tags) > 0 {
-		l.matcher = language.NewMatcher(l.tags)
+	if len(l.tags) == 0 {
+		return l
 	}
+	l.byMatch = make([]int, len(l.tags))
+	for i := range l.byMatch {
+		l.byMatch[i] = i
+	}
+	slices.SortFunc(l.byMatch, func(a, b int) int {
+		return cmp.Or(cmp.Compare(l.tags[a].String(), l.tags[b].String()), cmp.Compare(l.codes[a], l.codes[b]))
+	})
+	sorted := make([]language.Tag, len(l.byMatch))
+	for i, j := range l.byMatch {
+		sorted[i] = l.tags[j]
+	}
+	l.matcher = language.NewMatcher(sorted)
 	return l
 }
 
@@ -74,7 +96,8 @@ func (l *Languages) Target(tag string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	_, i, conf := l.matcher.Match(t)
+	_, m, conf := l.matcher.Match(t)
+	i := l.byMatch[m]
 	switch conf {
 	case language.Exact, language.High:
 		return l.codes[i], true
@@ -123,9 +146,15 @@ func parse(s string) (language.Tag, bool) {
 	return t, err == nil
 }
 
-// Pick returns, among the languages a message is available in, the one that
-// serves a reader whose preferred language is tag; false when none does. A
-// message view uses it to choose the stored translation to show.
+// Pick returns, among the languages a message is available in (the target
+// codes its translations were stored under), the one that serves a reader
+// whose preferred language is tag; false when none does. A message view uses
+// it to choose the stored translation to show.
+//
+// It matches exactly as Target does, and the order of available does not
+// matter: when the code the translator picked for tag is available, Pick
+// returns that very code (es-AR reads es-MX out of es and es-MX); otherwise
+// the closest available one (es-AR reads es when es-MX is not stored).
 func Pick(tag string, available ...string) (string, bool) {
 	return NewLanguages(available...).Target(tag)
 }

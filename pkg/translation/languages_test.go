@@ -1,6 +1,7 @@
 package translation_test
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -66,12 +67,58 @@ func TestPick(t *testing.T) {
 	}{
 		{"es-MX", []string{"es", "fr"}, "es"},
 		{"es-MX", []string{"es", "es-MX"}, "es-MX"},
+		{"es-AR", []string{"es", "es-MX"}, "es-MX"},
+		{"es-AR", []string{"es-MX", "es"}, "es-MX"},
+		{"es-AR", []string{"es", "fr"}, "es"},
+		{"nb", []string{"no"}, "no"},
+		{"nb-NO", []string{"fr", "no", "da"}, "no"},
+		{"fil", []string{"tl", "en"}, "tl"},
+		{"zh-HK", []string{"zh", "zh-TW"}, "zh-TW"},
+		{"zh-HK", []string{"zh"}, "zh"},
+		{"pt-BR", []string{"pt", "pt-PT"}, "pt"},
+		{"pt-AO", []string{"pt", "pt-PT"}, "pt-PT"},
+		{"en-GB", []string{"en"}, "en"},
+		{"fr-CA", []string{"fr"}, "fr"},
+		// A tie breaks the same way whatever the order.
+		{"fr-BE", []string{"fr-CA", "fr"}, "fr"},
+		{"fr-BE", []string{"fr", "fr-CA"}, "fr"},
 		{"de", []string{"es", "fr"}, ""},
+		{"ja", []string{"es", "es-MX", "zh"}, ""},
 		{"en", nil, ""},
 	} {
 		got, ok := translation.Pick(tc.tag, tc.available...)
 		if got != tc.want || ok != (tc.want != "") {
 			t.Errorf("Pick(%q, %v) = %q, %v; want %q", tc.tag, tc.available, got, ok, tc.want)
+		}
+	}
+}
+
+// TestPickFindsTheTranslatorsTarget checks Pick against Target: whatever
+// subset of a translator's codes a message was stored in, and in whatever
+// order, a reader whose target is among them is shown that very target.
+func TestPickFindsTheTranslatorsTarget(t *testing.T) {
+	codes := []string{"en", "es", "es-MX", "fr", "fr-CA", "pt", "pt-PT", "zh", "zh-TW", "no", "tl", "he", "sr", "da", "fa-AF", "fa", "sv", "de"}
+	full := translation.NewLanguages(codes...)
+	readers := []string{"es", "es-ES", "es-AR", "es-419", "es-MX", "fr", "fr-BE", "fr-CH", "fr-CA", "br", "wo", "oc", "gl", "eu",
+		"pt-BR", "pt-AO", "pt-PT", "zh-CN", "zh-HK", "zh-Hant", "zh-SG", "nb", "nn", "fil", "iw", "sr-Latn", "da", "fa-IR",
+		"de-CH", "gsw", "en-GB", "en-IN"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tag := range readers {
+		want, ok := full.Target(tag)
+		if !ok {
+			t.Fatalf("Target(%q) found nothing among %v: not a useful case", tag, codes)
+		}
+		for range 200 {
+			available := []string{want}
+			for _, c := range codes {
+				if rng.IntN(3) == 0 {
+					available = append(available, c)
+				}
+			}
+			rng.Shuffle(len(available), func(i, j int) { available[i], available[j] = available[j], available[i] })
+			if got, _ := translation.Pick(tag, available...); got != want {
+				t.Fatalf("Pick(%q, %v) = %q; want the translator's target %q", tag, available, got, want)
+			}
 		}
 	}
 }

@@ -27,17 +27,22 @@ type Reader struct {
 }
 
 // Store is the storage the translation function needs: one read of the
-// channel's readers, one read of what is already translated, one write.
+// channel's readers, one read of what is already translated, one save.
 type Store interface {
 	// Readers returns the readers of channel at now: its member users, and
 	// the guests of its Temporary Rooms that are active and unexpired at now.
 	Readers(ctx context.Context, channelID string, now time.Time) ([]Reader, error)
-	// TranslatedLanguages returns the target languages already stored for
-	// message.
-	TranslatedLanguages(ctx context.Context, messageID string) (map[string]bool, error)
-	// SaveTranslations stores translations, replacing any stored translation
-	// of the same message into the same language.
-	SaveTranslations(ctx context.Context, ts []chat.Translation) error
+	// TranslatedLanguages returns the target languages the message of
+	// channel records as translated (chat.Message.TranslatedLanguages),
+	// read consistently: a redelivery right after a save sees it.
+	TranslatedLanguages(ctx context.Context, channelID, messageID string) (map[string]bool, error)
+	// SaveTranslations stores ts, translations of the message of channel,
+	// replacing any stored translation into the same language, and only then
+	// records their languages on the message. A failure in between leaves a
+	// language stored but unrecorded: the next delivery translates it again
+	// (a wasted call), never one recorded but missing. A message that no
+	// longer exists is not an error.
+	SaveTranslations(ctx context.Context, channelID, messageID string, ts []chat.Translation) error
 }
 
 // Service translates accepted messages for their readers.
@@ -113,7 +118,7 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 	if len(wanted) == 0 {
 		return nil
 	}
-	done, err := s.Store.TranslatedLanguages(ctx, job.MessageID)
+	done, err := s.Store.TranslatedLanguages(ctx, job.ChannelID, job.MessageID)
 	if err != nil {
 		return fmt.Errorf("translation: stored languages of message %s: %w", job.MessageID, err)
 	}
@@ -133,7 +138,7 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 		r.run(ctx, []string{source})
 	}
 	if len(r.saves) > 0 {
-		if err := s.Store.SaveTranslations(ctx, r.saves); err != nil {
+		if err := s.Store.SaveTranslations(ctx, job.ChannelID, job.MessageID, r.saves); err != nil {
 			return fmt.Errorf("translation: save %d translation(s) of message %s: %w", len(r.saves), job.MessageID, err)
 		}
 	}

@@ -89,10 +89,22 @@ func (m *memStore) Readers(_ context.Context, _ string, _ time.Time) ([]translat
 	return m.readers, nil
 }
 
-func (m *memStore) TranslatedLanguages(_ context.Context, messageID string) (map[string]bool, error) {
+// addressed checks that the service addresses a message by the job's
+// channel, as the message item's key needs.
+func addressed(ch, msg string) error {
+	if ch != channelID || msg != messageID {
+		return chat.Internal(fmt.Errorf("store asked for message %s of channel %s, want %s of %s", msg, ch, messageID, channelID))
+	}
+	return nil
+}
+
+func (m *memStore) TranslatedLanguages(_ context.Context, ch, messageID string) (map[string]bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.doneCalls++
+	if err := addressed(ch, messageID); err != nil {
+		return nil, err
+	}
 	done := map[string]bool{}
 	for _, tr := range m.saved {
 		if tr.MessageID == messageID {
@@ -102,10 +114,18 @@ func (m *memStore) TranslatedLanguages(_ context.Context, messageID string) (map
 	return done, nil
 }
 
-func (m *memStore) SaveTranslations(_ context.Context, ts []chat.Translation) error {
+func (m *memStore) SaveTranslations(_ context.Context, ch, msg string, ts []chat.Translation) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.saveCalls++
+	if err := addressed(ch, msg); err != nil {
+		return err
+	}
+	for _, tr := range ts {
+		if tr.MessageID != msg {
+			return chat.Internal(fmt.Errorf("saving a translation of %s as one of %s", tr.MessageID, msg))
+		}
+	}
 	if m.saveFailures > 0 {
 		m.saveFailures--
 		return chat.Unavailable(errors.New("store down"))
@@ -429,10 +449,12 @@ type discardStore struct{ readers []translation.Reader }
 func (d discardStore) Readers(context.Context, string, time.Time) ([]translation.Reader, error) {
 	return d.readers, nil
 }
-func (discardStore) TranslatedLanguages(context.Context, string) (map[string]bool, error) {
+func (discardStore) TranslatedLanguages(context.Context, string, string) (map[string]bool, error) {
 	return nil, nil
 }
-func (discardStore) SaveTranslations(context.Context, []chat.Translation) error { return nil }
+func (discardStore) SaveTranslations(context.Context, string, string, []chat.Translation) error {
+	return nil
+}
 
 type echoTranslator struct{ langs *translation.Languages }
 

@@ -1,4 +1,9 @@
-package app
+// Package translating wires the translation function from its
+// environment: which translator (TRANSLATOR), where Apertium is
+// (APERTIUM_URL), and how many calls a message may have in flight. It is
+// apart from package app so that only the functions that translate link the
+// Amazon Translate client and its initialisation.
+package translating
 
 import (
 	"context"
@@ -9,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/translate"
 	"github.com/chatbridge/chat/pkg/amazontranslate"
 	"github.com/chatbridge/chat/pkg/apertium"
+	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/queueapi"
 	"github.com/chatbridge/chat/pkg/translation"
@@ -39,7 +45,7 @@ const maxTranslateConcurrency = 64
 
 // Translator returns the translator EnvTranslator names, and its name.
 // Errors name the variable that is wrong.
-func (a *App) Translator() (translation.Translator, string, error) {
+func Translator(a *app.App) (translation.Translator, string, error) {
 	name := awsenv.Get(EnvTranslator, TranslatorNone)
 	switch name {
 	case TranslatorNone:
@@ -60,10 +66,10 @@ func (a *App) Translator() (translation.Translator, string, error) {
 	return nil, "", fmt.Errorf("%s: %q is not one of %s, %s, %s", EnvTranslator, name, TranslatorAmazon, TranslatorApertium, TranslatorNone)
 }
 
-// TranslationService returns the service that translates accepted
+// Service returns the service that translates accepted
 // messages, with the configured translator and concurrency.
-func (a *App) TranslationService() (*translation.Service, string, error) {
-	tr, name, err := a.Translator()
+func Service(a *app.App) (*translation.Service, string, error) {
+	tr, name, err := Translator(a)
 	if err != nil {
 		return nil, "", err
 	}
@@ -76,10 +82,10 @@ func (a *App) TranslationService() (*translation.Service, string, error) {
 	return &translation.Service{Store: a.Store, Translator: tr, Concurrency: n, Now: a.Now}, name, nil
 }
 
-// TranslateHandler serves TranslateFunction: the translation queue's
+// Handler serves TranslateFunction: the translation queue's
 // batches, with partial batch failures.
-func (a *App) TranslateHandler(ctx context.Context) (queueapi.SQSHandler, error) {
-	svc, name, err := a.TranslationService()
+func Handler(ctx context.Context, a *app.App) (queueapi.SQSHandler, error) {
+	svc, name, err := Service(a)
 	if err != nil {
 		return nil, err
 	}
