@@ -85,7 +85,11 @@ func Mux(handlers map[string]http.Handler) http.Handler {
 
 func methodNotAllowed(w http.ResponseWriter, r *http.Request, methods []string) {
 	w.Header().Set("Allow", strings.Join(methods, ", "))
-	Error(w, r, chat.Errorf(chat.EMethodNotAllowed, "The %s method is not supported for this route.", sanitizeMethod(r.Method)))
+	msg := "This method is not supported for this route."
+	if m := sanitizeMethod(r.Method); m != "" {
+		msg = "The " + m + " method is not supported for this route."
+	}
+	Error(w, r, chat.Errorf(chat.EMethodNotAllowed, "%s", msg))
 }
 
 // sanitizeMethod keeps a client-chosen method name printable and short
@@ -99,5 +103,5 @@ func sanitizeMethod(m string) string {
 			return -1
 		}
 		return r
-	}, m)
+	}, strings.ToUpper(m))
 }

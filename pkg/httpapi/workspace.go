@@ -3,7 +3,9 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
@@ -24,7 +26,11 @@ type WorkspaceHandler func(w http.ResponseWriter, r *http.Request, p workspaces.
 // 401 for any missing or bad credential, 403 for another workspace's token.
 func RequireWorkspace(auth Authorizer, h WorkspaceHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := auth.Authorize(r.Context(), r.Header.Get("Authorization"), r.PathValue("workspace_id"))
+		// The adapter splits header values on commas, and a repeated header
+		// arrives as several values: rejoined, a second credential makes the
+		// value malformed, so it is refused rather than half-read.
+		authz := strings.Join(r.Header.Values("Authorization"), ",")
+		p, err := auth.Authorize(r.Context(), authz, r.PathValue("workspace_id"))
 		if err != nil {
 			Error(w, r, err)
 			return
@@ -45,18 +51,18 @@ type Paging struct {
 // ReadPaging validates the limit and cursor query parameters; scope binds
 // the cursor to one list of one workspace.
 func ReadPaging(r *http.Request, codec *cursor.Codec, scope string) (Paging, error) {
-	q := r.URL.Query()
+	q, malformed := pagingQuery(r.URL.RawQuery)
 	p := Paging{Limit: workspaces.DefaultLimit, scope: scope, codec: codec}
 	var v chat.Validation
 	if vals, ok := q["limit"]; ok {
 		n, err := strconv.Atoi(vals[0])
-		if err != nil || n < 1 || n > workspaces.MaxLimit || len(vals) > 1 {
+		if err != nil || n < 1 || n > workspaces.MaxLimit || len(vals) > 1 || malformed["limit"] {
 			v.Add("limit", "The limit field must be an integer between 1 and 100.")
 		}
 		p.Limit = n
 	}
 	if vals, ok := q["cursor"]; ok {
-		if len(vals) > 1 {
+		if len(vals) > 1 || malformed["cursor"] {
 			v.Add("cursor", "The cursor is invalid.")
 		} else if vals[0] != "" {
 			after, err := codec.Decode(scope, vals[0])
@@ -67,6 +73,29 @@ func ReadPaging(r *http.Request, codec *cursor.Codec, scope string) (Paging, err
 		}
 	}
 	return p, v.Err()
+}
+
+// pagingQuery reads the query string piece by piece. url.ParseQuery drops
+// a piece it cannot decode (a bad %-escape, a ';'), which would quietly turn
+// a bad limit into the default; here such a piece marks its key malformed.
+func pagingQuery(raw string) (url.Values, map[string]bool) {
+	q, malformed := url.Values{}, map[string]bool{}
+	for _, piece := range strings.Split(raw, "&") {
+		if piece == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(piece, "=")
+		key, err := url.QueryUnescape(k)
+		if err != nil {
+			continue // not a key of ours
+		}
+		val, err := url.QueryUnescape(v)
+		if err != nil || strings.Contains(v, ";") {
+			malformed[key] = true
+		}
+		q[key] = append(q[key], val)
+	}
+	return q, malformed
 }
 
 type pageMeta struct {

@@ -31,7 +31,7 @@ type Object map[string]json.RawMessage
 // keys (which it would resolve last-wins), trailing data, and nesting past
 // maxDepth.
 func ParseObject(b []byte) (Object, error) {
-	if !utf8.Valid(b) {
+	if !utf8.Valid(b) || !pairedSurrogates(b) {
 		return nil, ErrInvalid()
 	}
 	if err := checkStructure(b); err != nil {
@@ -146,4 +146,60 @@ func (o Object) Bool(v *chat.Validation, name, label string) (b bool, present bo
 		return false, false
 	}
 	return b, true
+}
+
+// pairedSurrogates reports whether every \uD800-\uDFFF escape in b is half
+// of a valid surrogate pair. encoding/json turns a lone one into U+FFFD,
+// the same silent repair it makes of invalid UTF-8. In valid JSON a
+// backslash only occurs inside a string, so scanning every escape is enough.
+func pairedSurrogates(b []byte) bool {
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		i++
+		if i >= len(b) || b[i] != 'u' {
+			continue // a one-character escape, skipped whole
+		}
+		r, ok := hex4(b, i+1)
+		if !ok {
+			return true // malformed: the decoder refuses it
+		}
+		i += 4
+		switch {
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return false // a low half with no high half before it
+		case r >= 0xD800 && r <= 0xDBFF:
+			if i+2 >= len(b) || b[i+1] != '\\' || b[i+2] != 'u' {
+				return false
+			}
+			lo, ok := hex4(b, i+3)
+			if !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return false
+			}
+			i += 6
+		}
+	}
+	return true
+}
+
+// hex4 parses the four hex digits at b[i:].
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
