@@ -1,0 +1,44 @@
+package e2e
+
+import (
+	"debug/elf"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// maxBootstrapBytes is issue 7's budget for each arm64 bootstrap.
+const maxBootstrapBytes = 15 << 20
+
+// TestArm64Bootstrap builds every function exactly as `make build` does
+// for Lambda, and holds each bootstrap to the size budget and to being a
+// 64-bit ELF executable for aarch64.
+func TestArm64Bootstrap(t *testing.T) {
+	if !mk.targets("linux", "arm64") {
+		t.Fatalf("the Makefile builds with %v, want GOOS=linux GOARCH=arm64 (template.yaml's architecture)", mk.LambdaEnv)
+	}
+	start := time.Now()
+	set := buildAll(mk, "linux", "arm64", t.TempDir(), false)
+	set.wait()
+	var table strings.Builder
+	fmt.Fprintf(&table, "arm64 bootstraps, built in %v:\n%-30s %10s %9s\n", time.Since(start).Round(time.Millisecond), "function", "bytes", "MiB")
+	for _, fn := range mk.Functions {
+		bin, b := set.binary(t, fn.ID)
+		fmt.Fprintf(&table, "%-30s %10d %9.2f\n", fn.ID, b.Size, float64(b.Size)/(1<<20))
+		if b.Size > maxBootstrapBytes {
+			t.Errorf("%s: bootstrap is %d bytes, over the %d-byte (15 MiB) budget", fn.ID, b.Size, maxBootstrapBytes)
+		}
+		f, err := elf.Open(bin)
+		if err != nil {
+			t.Errorf("%s: %v, want an ELF executable", fn.ID, err)
+			continue
+		}
+		// ET_DYN too: a position-independent build is as good to Lambda.
+		if f.Machine != elf.EM_AARCH64 || f.Class != elf.ELFCLASS64 || f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
+			t.Errorf("%s: ELF %v %v %v, want an EM_AARCH64 ELFCLASS64 executable", fn.ID, f.Machine, f.Class, f.Type)
+		}
+		f.Close()
+	}
+	t.Log(table.String())
+}
