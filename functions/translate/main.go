@@ -24,5 +24,6 @@ func handler(ctx context.Context) (queueapi.SQSHandler, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.Metrics = app.LambdaMetrics(function)
 	return translating.Handler(ctx, a)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/messages"
@@ -56,6 +57,14 @@ type Service struct {
 	Now chat.Clock
 	// Log receives what was skipped and why; slog.Default() when nil.
 	Log *slog.Logger
+	// Observer, when set, is told of every translator call (for metrics).
+	Observer Observer
+}
+
+// Observer is told of every translator call: its target, the characters
+// sent, how long it took, and its error.
+type Observer interface {
+	Translated(ctx context.Context, target string, chars int, took time.Duration, err error)
 }
 
 // FailedError reports the target languages of one message whose
@@ -193,7 +202,11 @@ func (r *round) run(ctx context.Context, targets []string) {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
+			start := time.Now()
 			res, err := r.svc.Translator.Translate(ctx, r.job.Content, r.job.SourceLanguage, t)
+			if o := r.svc.Observer; o != nil {
+				o.Translated(ctx, t, utf8.RuneCountInString(r.job.Content), time.Since(start), err)
+			}
 			outs[i] = outcome{target: t, res: res, err: err}
 		})
 	}

@@ -480,3 +480,36 @@ func BenchmarkFanOut1000Readers(b *testing.B) {
 		}
 	}
 }
+
+type countingObserver struct {
+	mu    sync.Mutex
+	calls int
+	chars int
+	errs  int
+}
+
+func (o *countingObserver) Translated(_ context.Context, _ string, chars int, _ time.Duration, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.calls++
+	o.chars += chars
+	if err != nil {
+		o.errs++
+	}
+}
+
+func TestObserverSeesEveryTranslatorCall(t *testing.T) {
+	obs := &countingObserver{}
+	tr := translatorOf(twelve...)
+	svc := &translation.Service{Store: &memStore{readers: readersIn(40, "es-ES", "fr", "de")}, Translator: tr, Observer: obs}
+	job := jobIn("en")
+	if err := svc.Process(context.Background(), job); err != nil {
+		t.Fatalf("process: %v", err)
+	}
+	if obs.calls != tr.count() || obs.calls != 3 {
+		t.Fatalf("observer saw %d calls, the translator made %d, want 3", obs.calls, tr.count())
+	}
+	if want := 3 * len([]rune(job.Content)); obs.chars != want {
+		t.Fatalf("observer counted %d characters, want %d", obs.chars, want)
+	}
+}

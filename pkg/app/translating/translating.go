@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/translate"
 	"github.com/chatbridge/chat/pkg/amazontranslate"
 	"github.com/chatbridge/chat/pkg/apertium"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/queueapi"
 	"github.com/chatbridge/chat/pkg/translation"
 )
@@ -79,7 +81,11 @@ func Service(a *app.App) (*translation.Service, string, error) {
 			return nil, "", fmt.Errorf("%s: %q is not a whole number from 1 to %d", EnvTranslateConcurrency, v, maxTranslateConcurrency)
 		}
 	}
-	return &translation.Service{Store: a.Store, Translator: tr, Concurrency: n, Now: a.Now}, name, nil
+	svc := &translation.Service{Store: a.Store, Translator: tr, Concurrency: n, Now: a.Now}
+	if a.Metrics != nil {
+		svc.Observer = metrics{a.Metrics}
+	}
+	return svc, name, nil
 }
 
 // Handler serves TranslateFunction: the translation queue's
@@ -91,4 +97,19 @@ func Handler(ctx context.Context, a *app.App) (queueapi.SQSHandler, error) {
 	}
 	slog.InfoContext(ctx, "translation function ready", "translator", name, "concurrency", svc.Concurrency)
 	return queueapi.NewTranslateHandler(svc), nil
+}
+
+// metrics records translator calls as CloudWatch metrics.
+type metrics struct{ rec emf.Recorder }
+
+func (m metrics) Translated(ctx context.Context, _ string, chars int, took time.Duration, err error) {
+	failed := 0.0
+	if err != nil {
+		failed = 1
+	}
+	m.rec.Record(ctx,
+		emf.Metric{Name: "TranslationCalls", Unit: emf.Count, Value: 1},
+		emf.Metric{Name: "TranslatedCharacters", Unit: emf.Count, Value: float64(chars)},
+		emf.Metric{Name: "TranslationLatency", Unit: emf.Milliseconds, Value: float64(took.Microseconds()) / 1000},
+		emf.Metric{Name: "TranslationErrors", Unit: emf.Count, Value: failed})
 }
