@@ -89,8 +89,11 @@ lint: vet
 test: test-tools lint
 	$(GO) test -race -count=1 ./...
 
+# Benchmarks in benchstat's input format, then the table of bootstrap sizes
+# and cold inits beside a minimal aws-lambda-go binary.
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./...
+	@$(GO) test -run='^$$' -bench=. -benchmem -count=1 $$($(GO) list ./pkg/... ./internal/...) | grep -E '^(goos|goarch|pkg|cpu|Benchmark|ok|FAIL)'
+	@PERF_TABLE=1 $(GO) test -count=1 -run='^TestPerformanceTable$$' -v ./e2e | sed 's/^ *//' | sed -n '/^| function/,/^Budgets/p;/FAIL/p' 
 
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \
