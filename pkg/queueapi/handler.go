@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -39,6 +40,7 @@ type SQSHandler = func(context.Context, events.SQSEvent) (events.SQSEventRespons
 // processed once and share the outcome. The handler never returns an error.
 func NewTranslateHandler(svc Processor) SQSHandler {
 	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		start := time.Now()
 		failed := make([]bool, len(ev.Records))
 		type work struct {
 			job     messages.Job
@@ -89,6 +91,8 @@ func NewTranslateHandler(svc Processor) SQSHandler {
 				resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: ev.Records[i].MessageId})
 			}
 		}
+		slog.InfoContext(ctx, "batch", "source", "translation-queue", "records", len(ev.Records), "messages", len(jobs),
+			"failures", len(resp.BatchItemFailures), "duration_ms", time.Since(start).Milliseconds())
 		return resp, nil
 	}
 }

@@ -9,6 +9,7 @@ package relay
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/pkg/chat"
@@ -60,6 +61,7 @@ func (r *Relay) Forward(ctx context.Context, entries []Entry) []string {
 // already drops them in AWS). Failed records are reported as batch item
 // failures, so that Lambda retries from the first of them.
 func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	start := time.Now()
 	var entries []Entry
 	for _, rec := range ev.Records {
 		if rec.EventName != string(events.DynamoDBOperationTypeInsert) {
@@ -75,5 +77,7 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 	for _, id := range r.Forward(ctx, entries) {
 		resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: id})
 	}
+	slog.InfoContext(ctx, "batch", "source", "table-stream", "records", len(ev.Records), "messages", len(entries),
+		"failures", len(resp.BatchItemFailures), "duration_ms", time.Since(start).Milliseconds())
 	return resp, nil
 }
