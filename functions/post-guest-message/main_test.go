@@ -3,35 +3,22 @@ package main
 import (
 	"context"
 	"os"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/wiringtest"
-	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/httpapi"
-	"github.com/chatbridge/chat/pkg/rooms"
-	"github.com/chatbridge/chat/pkg/samtemplate"
 )
 
 func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
 
 func TestSampleEvent(t *testing.T) {
-	requireWired(t)
 	st, _ := wiringtest.Demo(t)
 	ctx := context.Background()
 	ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, "post-guest-message.json")
 	// The sample's token is a placeholder: a real one comes from a join.
-	a := app.New(st.AWS, st.Table)
-	joined, err := (&rooms.Service{Store: a.Store, IDs: a.IDs, Now: time.Now}).Join(ctx,
-		rooms.JoinRequest{RoomID: ev.PathParameters["room_id"], Nickname: "Ana", PreferredLanguage: "es-ES"})
-	if err != nil {
-		t.Fatalf("join the sample's room: %v", err)
-	}
+	_, joined := wiringtest.Join(t, st, ev.PathParameters["room_id"], "es-ES")
 	h, err := handler(ctx)
 	if err != nil {
 		t.Fatalf("handler: %v", err)
@@ -53,23 +40,5 @@ func TestSampleEvent(t *testing.T) {
 	bad, _ := h(ctx, ev)
 	if bad.StatusCode != 422 {
 		t.Fatalf("blank post: %d %s, want 422", bad.StatusCode, bad.Body)
-	}
-}
-
-// requireWired skips, saying so, while neither httpapi.Routes nor
-// template.yaml declares the function; once either does, the drift tests
-// keep both in step and this test runs.
-func requireWired(t *testing.T) {
-	t.Helper()
-	tmpl, err := samtemplate.Parse(chatbundle.Template)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, routed := httpapi.RouteOf(function)
-	if !routed && !slices.Contains(tmpl.Functions(), function) {
-		t.Skipf("SKIPPED: %s is in neither httpapi.Routes nor template.yaml yet; its wiring cannot be tested", function)
-	}
-	if !routed {
-		t.Fatalf("%s is in template.yaml but not in httpapi.Routes", function)
 	}
 }

@@ -14,10 +14,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
+	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 // Demo gives t a fresh stack seeded with fixtures/demo.json, and points
@@ -65,4 +67,17 @@ func Body(t *testing.T, resp events.APIGatewayV2HTTPResponse) map[string]any {
 		t.Fatalf("response body %q: %v", resp.Body, err)
 	}
 	return v
+}
+
+// Join joins a guest to roomID with the real join service, for samples whose
+// guest token is a placeholder that only a join can make real.
+func Join(t *testing.T, st *stacktest.Stack, roomID, language string) (*app.App, rooms.JoinResult) {
+	t.Helper()
+	a := app.New(st.AWS, st.Table)
+	joined, err := (&rooms.Service{Store: a.Store, IDs: a.IDs, Now: time.Now}).Join(context.Background(),
+		rooms.JoinRequest{RoomID: roomID, Nickname: "Ana", PreferredLanguage: language})
+	if err != nil {
+		t.Fatalf("join room %s: %v", roomID, err)
+	}
+	return a, joined
 }
