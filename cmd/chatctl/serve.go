@@ -88,12 +88,21 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	os.Setenv(awsenv.EnvQueueURL, res.Queues["TranslationQueue"])
+	// TRANSLATION_QUEUE_URL, when set, names the queue to use instead of the
+	// one created from the template.
+	queueURL, queueARN := res.Queues["TranslationQueue"], res.QueueARNs["TranslationQueue"]
+	if v := os.Getenv(awsenv.EnvQueueURL); v != "" && v != queueURL {
+		if queueARN, err = localstack.QueueARN(ctx, sqs.NewFromConfig(a.AWS), v); err != nil {
+			return fmt.Errorf("%s: %w", awsenv.EnvQueueURL, err)
+		}
+		queueURL = v
+	}
+	os.Setenv(awsenv.EnvQueueURL, queueURL)
 	// What the event source mappings do in AWS: relay message inserts from
 	// the table's stream to the queue.
 	workers, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
-	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), res.Queues["TranslationQueue"])}
+	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL)}
 	go localstack.RelayStream(workers, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, outbox, 200*time.Millisecond)
 	stopTranslator, err := localTranslator(ctx, stderr)
 	if err != nil {
@@ -104,7 +113,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	go localstack.ConsumeQueue(workers, sqs.NewFromConfig(a.AWS), res.Queues["TranslationQueue"], res.QueueARNs["TranslationQueue"], 10, localstack.SQSHandler(translate))
+	go localstack.ConsumeQueue(workers, sqs.NewFromConfig(a.AWS), queueURL, queueARN, 10, localstack.SQSHandler(translate))
 	if *demo {
 		if err := applyDemo(ctx, a, stdout); err != nil {
 			return err

@@ -127,12 +127,21 @@ func ensureQueue(ctx context.Context, q *sqs.Client, name string, props map[stri
 	if err != nil {
 		return "", "", fmt.Errorf("localstack: create queue %s: %w", name, err)
 	}
-	ga, err := q.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: out.QueueUrl,
+	arn, err := QueueARN(ctx, q, aws.ToString(out.QueueUrl))
+	if err != nil {
+		return "", "", err
+	}
+	return aws.ToString(out.QueueUrl), arn, nil
+}
+
+// QueueARN returns the ARN of the queue at url.
+func QueueARN(ctx context.Context, q *sqs.Client, url string) (string, error) {
+	ga, err := q.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: &url,
 		AttributeNames: []stypes.QueueAttributeName{stypes.QueueAttributeNameQueueArn}})
 	if err != nil {
-		return "", "", fmt.Errorf("localstack: queue arn of %s: %w", name, err)
+		return "", fmt.Errorf("localstack: queue arn of %s: %w", url, err)
 	}
-	return aws.ToString(out.QueueUrl), ga.Attributes[string(stypes.QueueAttributeNameQueueArn)], nil
+	return ga.Attributes[string(stypes.QueueAttributeNameQueueArn)], nil
 }
 
 // resolveArn resolves `!GetAtt Queue.Arn` against queues created so far.
