@@ -16,12 +16,16 @@ import (
 	"time"
 )
 
-// Server is a running moto_server process.
+// Server is a running moto_server process behind an isolating proxy
+// (isolate.go). URL is the proxy's: clients never talk to moto directly.
 type Server struct {
 	URL    string
 	cmd    *exec.Cmd
 	waitCh chan error
+	proxy  *http.Server
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // FreePort asks the kernel for a free loopback port.
 func FreePort() (int, error) {
@@ -33,9 +37,9 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Start launches moto_server on 127.0.0.1:port (a free port when port is 0)
-// and waits until it answers. The binary is MOTO_SERVER, or moto_server on
-// PATH.
+// Start launches moto_server on a free loopback port behind a proxy on
+// 127.0.0.1:port (a free port when port is 0), and waits until it answers.
+// The binary is MOTO_SERVER, or moto_server on PATH.
 func Start(ctx context.Context, port int) (*Server, error) {
 	bin := os.Getenv("MOTO_SERVER")
 	if bin == "" {
@@ -45,19 +49,18 @@ func Start(ctx context.Context, port int) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("motoserver: %s not found (pip install 'moto[server]'): %w", bin, err)
 	}
-	if port == 0 {
-		if port, err = FreePort(); err != nil {
-			return nil, fmt.Errorf("motoserver: find a free port: %w", err)
-		}
+	motoPort, err := FreePort()
+	if err != nil {
+		return nil, fmt.Errorf("motoserver: find a free port: %w", err)
 	}
-	cmd := exec.Command(path, "-H", "127.0.0.1", "-p", strconv.Itoa(port))
+	cmd := exec.Command(path, "-H", "127.0.0.1", "-p", strconv.Itoa(motoPort))
 	cmd.Stdout, cmd.Stderr = nil, nil
 	// Its own process group, so that Stop also ends any worker it forks.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("motoserver: start: %w", err)
 	}
-	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd}
+	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", motoPort), cmd: cmd}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	deadline := time.Now().Add(30 * time.Second)
@@ -73,6 +76,12 @@ func Start(ctx context.Context, port int) (*Server, error) {
 		if resp, err := http.Get(s.URL + "/moto-api/"); err == nil {
 			resp.Body.Close()
 			s.waitCh = exited
+			proxy, url, err := serveIsolator(port, s.URL)
+			if err != nil {
+				s.Stop()
+				return nil, fmt.Errorf("motoserver: proxy on port %d: %w", port, err)
+			}
+			s.proxy, s.URL = proxy, url
 			return s, nil
 		}
 		if time.Now().After(deadline) {
@@ -86,6 +95,9 @@ func Start(ctx context.Context, port int) (*Server, error) {
 func (s *Server) Stop() {
 	if s == nil || s.cmd == nil || s.cmd.Process == nil {
 		return
+	}
+	if s.proxy != nil {
+		s.proxy.Close()
 	}
 	pid := s.cmd.Process.Pid
 	_ = syscall.Kill(-pid, syscall.SIGTERM)
