@@ -312,39 +312,15 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 	}
 
 	for _, h := range w.OutboundWebhooks {
-		olds := st.outbound[h.ID]
-		created, given := h.Created()
-		if !given {
-			created = now
-			if len(olds) > 0 {
-				created = olds[0].CreatedAt.UTC()
-			}
-		}
-		sk := outboundSK(created, h.ID)
-		for _, o := range olds {
-			if o.SK != sk {
-				p.del(o.PK, o.SK)
-			}
-		}
+		doc, given := h.Created()
+		created, sk := placeListed(p, st.outbound[h.ID], doc, given, now, func(t time.Time) string { return outboundSK(t, h.ID) })
 		p.put(outboundItem{PK: wsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
 			Events: h.Events, Active: *h.Active, SigningSecret: h.SigningSecret, CreatedAt: created, UpdatedAt: now})
 	}
 
 	for _, h := range w.SupportWebhooks {
-		olds := st.support[h.ID]
-		created, given := h.Created()
-		if !given {
-			created = now
-			if len(olds) > 0 {
-				created = olds[0].CreatedAt.UTC()
-			}
-		}
-		sk := supportSK(created, h.ID)
-		for _, o := range olds {
-			if o.SK != sk {
-				p.del(o.PK, o.SK)
-			}
-		}
+		doc, given := h.Created()
+		created, sk := placeListed(p, st.support[h.ID], doc, given, now, func(t time.Time) string { return supportSK(t, h.ID) })
 		p.put(supportItem{PK: wsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
 			Active: *h.Active, CreatedAt: created, UpdatedAt: now})
 	}
@@ -395,4 +371,37 @@ func (s *Store) batchWrite(ctx context.Context, op string, reqs []types.WriteReq
 		}
 	}
 	return nil
+}
+
+// listedItem is an item of a creation-ordered list (outbound and support
+// webhooks), whose sort key holds its created_at.
+type listedItem interface {
+	keys() (pk, sk string)
+	created() time.Time
+}
+
+func (it outboundItem) keys() (string, string) { return it.PK, it.SK }
+func (it outboundItem) created() time.Time     { return it.CreatedAt }
+func (it supportItem) keys() (string, string)  { return it.PK, it.SK }
+func (it supportItem) created() time.Time      { return it.CreatedAt }
+
+// placeListed decides a listed webhook's created_at and sort key: the
+// document's created_at when given, else the stored one (re-applying keeps
+// the place in the list), else now; stored copies under another sort key
+// are deleted, so that a moved webhook is listed once.
+func placeListed[T listedItem](p *writePlan, stored []T, doc time.Time, given bool, now time.Time, skOf func(time.Time) string) (time.Time, string) {
+	created := doc
+	if !given {
+		created = now
+		if len(stored) > 0 {
+			created = stored[0].created().UTC()
+		}
+	}
+	sk := skOf(created)
+	for _, o := range stored {
+		if pk, osk := o.keys(); osk != sk {
+			p.del(pk, osk)
+		}
+	}
+	return created, sk
 }
