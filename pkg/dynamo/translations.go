@@ -99,6 +99,9 @@ func (s *Store) TranslatedLanguages(ctx context.Context, channelID, messageID st
 	if err != nil {
 		return nil, fail("translated languages of message "+messageID, err)
 	}
+	if out.Item == nil {
+		return nil, chat.Errorf(chat.ENotFound, "message %s does not exist", messageID)
+	}
 	var it struct {
 		Languages []string `dynamodbav:"translated_languages,stringset"`
 	}

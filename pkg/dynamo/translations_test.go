@@ -286,9 +286,9 @@ func TestSaveAndListTranslations(t *testing.T) {
 	if err != nil || len(none) != 0 {
 		t.Fatalf("TranslatedLanguages of an untranslated message: %v, %v; want none", none, err)
 	}
-	// Another channel's message of the same id is another item.
-	if got, err := store.TranslatedLanguages(ctx, ids.New(time.Now()), msg); err != nil || len(got) != 0 {
-		t.Fatalf("TranslatedLanguages in another channel: %v, %v; want none", got, err)
+	// Another channel's message of the same id is another item: none.
+	if got, err := store.TranslatedLanguages(ctx, ids.New(time.Now()), msg); !chat.IsCode(err, chat.ENotFound) {
+		t.Fatalf("TranslatedLanguages in another channel: %v, %v; want %s", got, err, chat.ENotFound)
 	}
 	// Translations are of the message they are saved for.
 	if err := store.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: other, Language: "it"}}); !chat.IsCode(err, chat.EInternal) {
@@ -315,6 +315,16 @@ func TestSaveTranslationsOfAGoneMessage(t *testing.T) {
 	}, ConsistentRead: aws.Bool(true)})
 	if err != nil || out.Item != nil {
 		t.Fatalf("message item after saving for a gone message: %v, %v; want none", out.Item, err)
+	}
+}
+
+func TestTranslatedLanguagesOfAGoneMessage(t *testing.T) {
+	st := stacktest.New(t)
+	store := dynamo.New(st.DB, st.Table)
+	ids := chat.NewIDs()
+	_, err := store.TranslatedLanguages(context.Background(), ids.New(time.Now()), ids.New(time.Now()))
+	if !chat.IsCode(err, chat.ENotFound) {
+		t.Fatalf("got %v, want %s: the message does not exist", err, chat.ENotFound)
 	}
 }
 

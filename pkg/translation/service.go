@@ -35,7 +35,8 @@ type Store interface {
 	Readers(ctx context.Context, channelID string, now time.Time) ([]Reader, error)
 	// TranslatedLanguages returns the target languages the message of
 	// channel records as translated (chat.Message.TranslatedLanguages),
-	// read consistently: a redelivery right after a save sees it.
+	// read consistently: a redelivery right after a save sees it. Errors:
+	// ENotFound when the message does not exist.
 	TranslatedLanguages(ctx context.Context, channelID, messageID string) (map[string]bool, error)
 	// SaveTranslations stores ts, translations of the message of channel,
 	// replacing any stored translation into the same language, and only then
@@ -128,6 +129,12 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 		return nil
 	}
 	done, err := s.Store.TranslatedLanguages(ctx, job.ChannelID, job.MessageID)
+	if chat.IsCode(err, chat.ENotFound) {
+		// The message is gone: translating it would spend calls on
+		// translations nobody can read.
+		s.log().InfoContext(ctx, "translation: message no longer exists; nothing to do", "message_id", job.MessageID)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("translation: stored languages of message %s: %w", job.MessageID, err)
 	}

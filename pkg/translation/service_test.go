@@ -513,3 +513,21 @@ func TestObserverSeesEveryTranslatorCall(t *testing.T) {
 		t.Fatalf("observer counted %d characters, want %d", obs.chars, want)
 	}
 }
+
+// goneStore holds readers but no message: it was deleted after queueing.
+type goneStore struct{ discardStore }
+
+func (goneStore) TranslatedLanguages(context.Context, string, string) (map[string]bool, error) {
+	return nil, chat.Errorf(chat.ENotFound, "no such message")
+}
+
+func TestProcessSkipsAMessageThatIsGone(t *testing.T) {
+	tr := translatorOf(twelve...)
+	svc := &translation.Service{Store: goneStore{discardStore{readers: readersIn(10, "es", "fr")}}, Translator: tr}
+	if err := svc.Process(context.Background(), jobIn("en")); err != nil {
+		t.Fatalf("process: %v, want nil: nothing to do", err)
+	}
+	if n := tr.count(); n != 0 {
+		t.Fatalf("%d translator calls for a message that is gone, want 0", n)
+	}
+}
