@@ -15,6 +15,7 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -237,7 +238,7 @@ func FuzzGuestPost(f *testing.F) {
 			t.Fatalf("201 with %d messages stored", len(w.stored))
 		}
 		m := w.stored[0]
-		if problem := rooms.CheckContent(m.Content); problem != "" {
+		if problem := messages.CheckContent(m.Content); problem != "" {
 			t.Fatalf("stored content %q: %s", m.Content, problem)
 		}
 		var data struct {

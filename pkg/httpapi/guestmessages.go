@@ -6,6 +6,7 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
@@ -152,7 +153,7 @@ func decodeGuestMessage(obj Object) (string, error) {
 	case !ok && !v.Has("content"):
 		v.Add("content", "The content field is required.")
 	case ok:
-		if problem := rooms.CheckContent(content); problem != "" {
+		if problem := messages.CheckContent(content); problem != "" {
 			v.Add("content", problem)
 		}
 	}

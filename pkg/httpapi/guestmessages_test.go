@@ -14,6 +14,7 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -262,7 +263,7 @@ func TestPostGuestMessageValidation(t *testing.T) {
 		{"bool", `{"content":true}`, "The content field must be a string."},
 		{"array", `{"content":["hi"]}`, "The content field must be a string."},
 		{"object", `{"content":{"text":"hi"}}`, "The content field must be a string."},
-		{"too long", `{"content":"` + strings.Repeat("a", rooms.MaxContentLen+1) + `"}`, "The content field must not be greater than 40000 characters."},
+		{"too long", `{"content":"` + strings.Repeat("a", messages.MaxContentLen+1) + `"}`, "The content field must not be greater than 40000 characters."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			auth, _ := gmAuth()
@@ -282,7 +283,7 @@ func TestPostGuestMessageValidation(t *testing.T) {
 func TestPostGuestMessageAcceptsTheLongestContent(t *testing.T) {
 	auth, _ := gmAuth()
 	st := &gmStore{}
-	content := strings.Repeat("a", rooms.MaxContentLen)
+	content := strings.Repeat("a", messages.MaxContentLen)
 	rec := gmDo(t, gmHandler(t, auth, st), http.MethodPost, gmPath(gmRoom), "gst_ana", `{"content":"`+content+`"}`, nil)
 	if rec.Code != 201 || len(st.msgs) != 1 || st.msgs[0].Content != content {
 		t.Fatalf("got %d with %d stored, want 201 and the content stored whole", rec.Code, len(st.msgs))

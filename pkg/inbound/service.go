@@ -6,19 +6,18 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
-	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/jsonbody"
+	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/signature"
 )
 
 // Limits of the contract.
 const (
 	MaxBodyBytes      = 64 << 10
-	MaxContentRunes   = 40000
 	QuotaWindow       = 60 * time.Second
 	IdempotencyTTL    = 24 * time.Hour
 	MaxIdempotencyKey = 255
@@ -204,10 +203,10 @@ func (d *decision) validate(obj jsonbody.Object) (post, error) {
 	switch {
 	case !ok && !v.Has("content"):
 		v.Add("content", "The content field is required.")
-	case ok && strings.TrimSpace(content) == "":
-		v.Add("content", "The content field is required.")
-	case ok && utf8.RuneCountInString(content) > MaxContentRunes:
-		v.Add("content", "The content field must not be greater than 40000 characters.")
+	case ok:
+		if problem := messages.CheckContent(content); problem != "" {
+			v.Add("content", problem)
+		}
 	}
 	p.content = content
 	p.channelID = d.cfg.Webhook.ChannelID

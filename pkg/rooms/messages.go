@@ -3,15 +3,11 @@ package rooms
 import (
 	"context"
 	"slices"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/translation"
 )
-
-// MaxContentLen is the contract's bound on a message, in characters.
-const MaxContentLen = 40000
 
 // MessageWriter stores a new message. Storing it is all a post does: the
 // table's stream queues it for translation.
@@ -47,22 +43,6 @@ type MessageView struct {
 	Translated bool
 }
 
-// CheckContent returns the contract's complaint about a message's content,
-// or "" when it is acceptable: not blank after trimming, at most
-// MaxContentLen characters. The content is stored as sent, untrimmed:
-// leading indentation and trailing newlines can matter (code, lists).
-func CheckContent(s string) string {
-	switch {
-	case strings.TrimSpace(s) == "":
-		return "The content field is required."
-	case !utf8.ValidString(s):
-		return "The content field must be a valid UTF-8 string."
-	case utf8.RuneCountInString(s) > MaxContentLen:
-		return "The content field must not be greater than 40000 characters."
-	}
-	return ""
-}
-
 // Poster posts a guest's messages into its room's channel.
 type Poster struct {
 	Store MessageWriter
@@ -74,9 +54,9 @@ type Poster struct {
 // for translation, and returns it as its author reads it: the original.
 // The guest's preferred language is the source language a translator that
 // cannot detect falls back to. Errors: EValidation on "content" (see
-// CheckContent); EUnavailable when storage failed.
+// messages.CheckContent); EUnavailable when storage failed.
 func (p *Poster) Post(ctx context.Context, s chat.GuestSession, room chat.Room, content string) (MessageView, error) {
-	if problem := CheckContent(content); problem != "" {
+	if problem := messages.CheckContent(content); problem != "" {
 		return MessageView{}, chat.FieldError("content", problem)
 	}
 	now := p.Now().UTC()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -89,24 +88,6 @@ func TestViewOfFallsBackToTheOriginal(t *testing.T) {
 	} {
 		if v := rooms.ViewOf(tc.m, tc.trs, "es-ES"); v.Translated || v.Content != "hello" || v.Language != "en" {
 			t.Errorf("%s: shown as %+v, want the original", name, v)
-		}
-	}
-}
-
-func TestCheckContent(t *testing.T) {
-	for _, tc := range []struct {
-		name, content, want string
-	}{
-		{"plain", "hola", ""},
-		{"untrimmed is fine", "  indented\n", ""},
-		{"max in multibyte characters", strings.Repeat("é", rooms.MaxContentLen), ""},
-		{"empty", "", "The content field is required."},
-		{"blank", " \t\n\u00a0", "The content field is required."},
-		{"too long", strings.Repeat("a", rooms.MaxContentLen+1), "The content field must not be greater than 40000 characters."},
-		{"too long in emoji", strings.Repeat("😀", rooms.MaxContentLen+1), "The content field must not be greater than 40000 characters."},
-	} {
-		if got := rooms.CheckContent(tc.content); got != tc.want {
-			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
