@@ -138,10 +138,10 @@ func (d *decision) run(ctx context.Context) Result {
 	if d.req.TooLarge || len(d.req.Body) > MaxBodyBytes {
 		return d.reject(ctx, chat.Errorf(chat.EPayloadTooLarge, "The request body must not be larger than 64 KiB."))
 	}
-	obj, jsonErr := jsonbody.ParseObject(d.req.Body)
 	if d.req.ReadErr != nil {
 		return d.reject(ctx, chat.Errorf(chat.EInvalidJSON, "The request body could not be read."))
 	}
+	obj, jsonErr := jsonbody.ParseObject(d.req.Body)
 	// Step 4: credentials, before the body is judged.
 	sig, err := d.authenticate(obj, now)
 	if err != nil {
@@ -174,12 +174,13 @@ func (d *decision) authenticate(obj jsonbody.Object, now time.Time) (*SignatureU
 		if err != nil {
 			return nil, err
 		}
-		parsed, _ := signature.Parse(d.req.SignatureHeader)
 		sum := sha256.Sum256([]byte(matched))
 		return &SignatureUse{
 			WebhookID: wh.ID, Hash: hex.EncodeToString(sum[:]),
-			// The signature stays usable while its timestamp is fresh.
-			ExpiresAt: time.Unix(parsed.T, 0).Add(signature.Tolerance + time.Second),
+			// An accepted timestamp is within Tolerance of now, so it stays
+			// fresh until at most now + 2×Tolerance: keep the record that
+			// long, with no second parse of the header.
+			ExpiresAt: now.Add(2*signature.Tolerance + time.Second),
 		}, nil
 	}
 	secret, ok := d.req.SecretHeader, d.req.HasSecretHeader
