@@ -96,20 +96,7 @@ func (s *gmStore) PutMessage(_ context.Context, m chat.Message) error {
 func (s *gmStore) ListMessages(_ context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error) {
 	s.calls++
 	s.listedFor = channelID
-	return pageOfMessages(s.msgs, after, limit), nil
-}
-
-func pageOfMessages(items []chat.Message, after string, limit int) chat.Page[chat.Message] {
-	start := 0
-	if after != "" {
-		fmt.Sscanf(after, "pos-%d", &start)
-	}
-	end := min(start+limit, len(items))
-	p := chat.Page[chat.Message]{Items: items[start:end]}
-	if end < len(items) {
-		p.Next = fmt.Sprintf("pos-%d", end)
-	}
-	return p
+	return pageOf(s.msgs, after, limit), nil
 }
 
 func (s *gmStore) Translations(_ context.Context, ids, langs []string) (map[string]map[string]string, error) {
@@ -164,15 +151,6 @@ func gmDo(t *testing.T, h http.Handler, method, target, token, body string, head
 }
 
 func gmPath(room string) string { return "/api/v1/external/rooms/" + room + "/messages" }
-
-func gmJSON(t *testing.T, rec *httptest.ResponseRecorder) map[string]any {
-	t.Helper()
-	var v map[string]any
-	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
-		t.Fatalf("body %q is not JSON: %v", rec.Body.String(), err)
-	}
-	return v
-}
 
 func TestGuestMessagesTokenRules(t *testing.T) {
 	for _, method := range []string{http.MethodGet, http.MethodPost} {
@@ -418,7 +396,7 @@ func TestListGuestMessagesPagination(t *testing.T) {
 		if rec.Code != 200 {
 			t.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}
-		body := gmJSON(t, rec)
+		body := decode(t, rec)
 		data := body["data"].([]any)
 		sizes = append(sizes, len(data))
 		for _, it := range data {
@@ -444,7 +422,7 @@ func TestListGuestMessagesDefaultsAndValidation(t *testing.T) {
 	auth, _ := gmAuth()
 	st := &gmStore{msgs: gmHistory(30)}
 	h := gmHandler(t, auth, st)
-	if n := len(gmJSON(t, gmDo(t, h, http.MethodGet, gmPath(gmRoom), "gst_ana", "", nil))["data"].([]any)); n != 25 {
+	if n := len(decode(t, gmDo(t, h, http.MethodGet, gmPath(gmRoom), "gst_ana", "", nil))["data"].([]any)); n != 25 {
 		t.Fatalf("default page has %d items, want 25", n)
 	}
 	codec := gmCodec(t)
@@ -457,7 +435,7 @@ func TestListGuestMessagesDefaultsAndValidation(t *testing.T) {
 			t.Errorf("?%s: status %d, want 422", q, rec.Code)
 			continue
 		}
-		errs := gmJSON(t, rec)["errors"].(map[string]any)
+		errs := decode(t, rec)["errors"].(map[string]any)
 		if errs["limit"] == nil && errs["cursor"] == nil {
 			t.Errorf("?%s: errors %v name neither limit nor cursor", q, errs)
 		}
@@ -466,7 +444,7 @@ func TestListGuestMessagesDefaultsAndValidation(t *testing.T) {
 		}
 	}
 	own := codec.Encode("room-messages:"+gmRoom, "pos-28")
-	if n := len(gmJSON(t, gmDo(t, h, http.MethodGet, gmPath(gmRoom)+"?cursor="+own, "gst_ana", "", nil))["data"].([]any)); n != 2 {
+	if n := len(decode(t, gmDo(t, h, http.MethodGet, gmPath(gmRoom)+"?cursor="+own, "gst_ana", "", nil))["data"].([]any)); n != 2 {
 		t.Fatalf("page after pos-28 has %d items, want 2", n)
 	}
 }

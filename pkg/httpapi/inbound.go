@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
@@ -46,7 +47,7 @@ func InboundHandler(p Poster, now chat.Clock, m emf.Recorder) http.Handler {
 		}
 		if vals := r.Header.Values(IdempotencyKeyHeader); len(vals) > 0 {
 			// The adapter splits header values on commas; a key is one value.
-			req.IdempotencyKey, req.HasKey = joinValues(vals), true
+			req.IdempotencyKey, req.HasKey = strings.Join(vals, ","), true
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, inbound.MaxBodyBytes+1))
 		req.Body, req.TooLarge, req.ReadErr = body, len(body) > inbound.MaxBodyBytes || r.ContentLength > inbound.MaxBodyBytes, err
@@ -67,14 +68,6 @@ func InboundHandler(p Poster, now chat.Clock, m emf.Recorder) http.Handler {
 		}
 		RawJSON(w, res.Status, res.Body)
 	})
-}
-
-func joinValues(vals []string) string {
-	out := vals[0]
-	for _, v := range vals[1:] {
-		out += "," + v
-	}
-	return out
 }
 
 // clientIP is the caller's address: API Gateway's sourceIp (the adapter
