@@ -55,7 +55,7 @@ func printDemo(w io.Writer, base string, ws fixture.Workspace, translator string
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nThe demo workspace %q is loaded. Paste these into a shell, in order (docs/api.md has the whole API).\n", ws.Name)
+	fmt.Fprintf(&b, "\nThe demo workspace %q is loaded. Paste these, in order, into a shell in the repository's root (docs/api.md has the whole API).\n", ws.Name)
 	if room != nil {
 		fmt.Fprintf(&b, `
 # 1. Join the Temporary Room %q as the guest Marta, who reads Spanish, and keep her token:
