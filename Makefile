@@ -73,6 +73,7 @@ chatctl:
 	$(GO) build -o bin/chatctl ./cmd/chatctl
 
 run: chatctl
+	@scripts/ensure-run-tools
 	bin/chatctl serve --demo
 
 test-tools:

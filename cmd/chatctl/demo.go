@@ -4,17 +4,21 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/translating"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/fixture"
 )
 
 // applyDemo applies the embedded demo fixture and prints ready-to-paste
-// requests against it.
+// requests against it: a guest joins a room, a webhook posts in English into
+// the room's channel, and the guest reads it in Spanish.
 func applyDemo(ctx context.Context, a *app.App, stdout io.Writer) error {
 	d, err := fixture.Parse(chatbundle.DemoFixture)
 	if err != nil {
@@ -23,28 +27,92 @@ func applyDemo(ctx context.Context, a *app.App, stdout io.Writer) error {
 	if _, err := applyFixture(ctx, a.Store, d, time.Now()); err != nil {
 		return fmt.Errorf("demo fixture: %w", err)
 	}
-	base := "http://" + awsenv.Get("ADDR", defaultAddr)
-	for _, ws := range d.Workspaces {
-		for _, r := range ws.TemporaryRooms {
-			if r.Status == chat.RoomActive && r.Expires().After(time.Now()) {
-				fmt.Fprintf(stdout, "\nJoin the demo room %q as a guest:\n\n  curl -s -X POST %s/api/v1/external/rooms/%s/guests \\\n    -H 'Content-Type: application/json' \\\n    -d '{\"nickname\":\"Ana\",\"preferred_language\":\"es-ES\"}'\n",
-					r.Name, base, r.RoomID)
-				break
-			}
-		}
-		if len(ws.Users) > 0 {
-			fmt.Fprintf(stdout, "\nList the workspace's outbound webhooks as %s:\n\n  curl -s %s/api/v1/workspaces/%s/outbound-webhooks -H 'Authorization: Bearer %s'\n",
-				ws.Users[0].Name, base, ws.ID, ws.Users[0].APIToken)
-		}
-		for _, wh := range ws.InboundWebhooks {
-			if wh.SignatureRequired == nil || !*wh.SignatureRequired {
-				fmt.Fprintf(stdout, "\nPost through the inbound webhook %q:\n\n  curl -s -X POST %s/webhooks/%s/messages \\\n    -H 'Content-Type: application/json' -H 'X-Service-Webhook-Secret: %s' \\\n    -d '{\"content\":\"Deploy finished\"}'\n",
-					wh.BotName, base, wh.ID, wh.Secret)
-				break
-			}
-		}
-		break
+	if len(d.Workspaces) == 0 {
+		return nil
 	}
-	fmt.Fprintln(stdout)
+	printDemo(stdout, "http://"+awsenv.Get("ADDR", defaultAddr), d.Workspaces[0], os.Getenv(translating.EnvTranslator), time.Now())
 	return nil
+}
+
+// printDemo writes the demo's walk-through for ws, served at base, in the
+// order that makes it work: the guest joins before the post, so that the
+// post is translated for the guest.
+func printDemo(w io.Writer, base string, ws fixture.Workspace, translator string, now time.Time) {
+	var room *fixture.Room
+	for i, r := range ws.TemporaryRooms {
+		if r.Status == chat.RoomActive && r.Expires().After(now) {
+			room = &ws.TemporaryRooms[i]
+			break
+		}
+	}
+	var static, signed *fixture.InboundWebhook
+	for i, wh := range ws.InboundWebhooks {
+		switch required := wh.SignatureRequired != nil && *wh.SignatureRequired; {
+		case required && signed == nil:
+			signed = &ws.InboundWebhooks[i]
+		case !required && static == nil:
+			static = &ws.InboundWebhooks[i]
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nThe demo workspace %q is loaded. Paste these, in order, into a shell in the repository's root (docs/api.md has the whole API).\n", ws.Name)
+	if room != nil {
+		fmt.Fprintf(&b, `
+# 1. Join the Temporary Room %q as the guest Marta, who reads Spanish, and keep her token:
+TOKEN=$(curl -s -X POST %s/api/v1/external/rooms/%s/guests \
+  -H 'Content-Type: application/json' -d '{"nickname":"Marta","preferred_language":"es-ES"}' \
+  | sed -n 's/.*"token":"\([^"]*\)".*/\1/p'); echo "$TOKEN"
+`, room.Name, base, room.RoomID)
+		if static != nil {
+			fmt.Fprintf(&b, `
+# 2. The %s posts in English through its inbound webhook, into the room's channel
+#    (sent again with the same Idempotency-Key, it is replayed, not posted twice):
+curl -s -X POST %s/webhooks/%s/messages \
+  -H 'Content-Type: application/json' -H 'X-Service-Webhook-Secret: %s' \
+  -H 'Idempotency-Key: demo-build-1042' \
+  -d '{"content":"The build passed and the new version is ready.","channel_id":"%s"}'
+`, static.BotName, base, static.ID, static.Secret, room.ChannelID)
+		}
+		note := "content is Spanish, original_content the English original"
+		if translator == translating.TranslatorNone {
+			note = "translation is off in this run (see the line on stderr), so content stays English"
+		}
+		fmt.Fprintf(&b, `
+# 3. Translation runs off the request path (stream, queue, translator): a few seconds later,
+#    Marta reads the room, newest first: %s:
+sleep 5; curl -s %s/api/v1/external/rooms/%s/messages -H "X-Service-Guest-Token: $TOKEN"
+
+# 4. Marta answers as a guest (201 with the message as she sees it):
+curl -s -X POST %[2]s/api/v1/external/rooms/%[3]s/messages -H "X-Service-Guest-Token: $TOKEN" \
+  -H 'Content-Type: application/json' -d '{"content":"Gracias, lo pruebo ahora."}'
+`, note, base, room.RoomID)
+	}
+	if len(ws.Users) > 0 {
+		u := ws.Users[0]
+		fmt.Fprintf(&b, `
+# 5. The workspace's outbound and support webhooks, as the user %s (API token):
+curl -s '%s/api/v1/workspaces/%s/outbound-webhooks?limit=2' -H 'Authorization: Bearer %s'
+curl -s %[2]s/api/v1/workspaces/%[3]s/support-webhooks -H 'Authorization: Bearer %[4]s'
+`, u.Name, base, ws.ID, u.APIToken)
+		if static != nil {
+			fmt.Fprintf(&b, `
+# 6. The %s webhook's request log, newest first:
+curl -s %s/api/v1/workspaces/%s/inbound-webhooks/%s/requests -H 'Authorization: Bearer %s'
+`, static.BotName, base, ws.ID, static.ID, u.APIToken)
+		}
+	}
+	if signed != nil {
+		channel := ""
+		if room != nil {
+			channel = " --channel " + room.ChannelID
+		}
+		fmt.Fprintf(&b, `
+# 7. The %s webhook requires an HMAC signature; chatctl post signs the request and prints
+#    what it signed (into the room's channel: step 3 then shows it to Marta as well):
+bin/chatctl post --webhook-url %s/webhooks/%s/messages \
+  --signing-secret %s%s "Deployed version 2.3.1 to production."
+`, signed.BotName, base, signed.ID, signed.SigningSecret, channel)
+	}
+	fmt.Fprintln(&b)
+	_, _ = io.WriteString(w, b.String())
 }

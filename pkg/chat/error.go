@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// Error codes of the contract (shared/spec/contract.md). Every error that
+// Error codes of the API (docs/api.md). Every error that
 // reaches a client carries exactly one of them.
 const (
 	EInvalidJSON            = "invalid_json"
