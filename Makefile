@@ -27,45 +27,23 @@ FUNCTIONS := \
 	TranslateFunction:translate \
 	FallbackFunction:fallback
 
-define lambda_build
-	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/$(1)
-endef
+# dir_of is the functions/ directory of LogicalId $(1), from FUNCTIONS.
+dir_of = $(patsubst $(1):%,%,$(filter $(1):%,$(FUNCTIONS)))
 
 .PHONY: build run test test-tools lint vet bench fuzz clean chatctl
 
-build-JoinRoomFunction:
-	$(call lambda_build,join-room)
-
-build-ListGuestMessagesFunction:
-	$(call lambda_build,list-guest-messages)
-
-build-PostGuestMessageFunction:
-	$(call lambda_build,post-guest-message)
-
-build-ListOutboundWebhooksFunction:
-	$(call lambda_build,list-outbound-webhooks)
-
-build-ListSupportWebhooksFunction:
-	$(call lambda_build,list-support-webhooks)
-
-build-InboundWebhookFunction:
-	$(call lambda_build,inbound-webhook)
-
-build-ListInboundRequestsFunction:
-	$(call lambda_build,list-inbound-requests)
-
-build-OutboxRelayFunction:
-	$(call lambda_build,outbox-relay)
-
-build-TranslateFunction:
-	$(call lambda_build,translate)
-
-build-FallbackFunction:
-	$(call lambda_build,fallback)
+# build-<LogicalId>: one pattern rule for every function. SAM's makefile
+# builder runs `make build-<LogicalId>` with ARTIFACTS_DIR set and reads no
+# target list, so adding a function only needs its FUNCTIONS entry. (These
+# targets must not be .PHONY: make skips implicit rules for phony targets.)
+build-%:
+	$(if $(call dir_of,$*),,$(error $@: $* is not in FUNCTIONS))
+	$(if $(ARTIFACTS_DIR),,$(error $@: ARTIFACTS_DIR is not set))
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap ./functions/$(call dir_of,$*)
 
 build:
 	@set -e; for f in $(FUNCTIONS); do \
-		id=$${f%%:*}; dir=$${f##*:}; \
+		id=$${f%%:*}; \
 		$(MAKE) --no-print-directory build-$$id ARTIFACTS_DIR=build/$$id; \
 	done
 

@@ -1,7 +1,9 @@
 package chatbundle_test
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -79,7 +81,10 @@ func TestEveryTemplateRouteIsInOpenAPI(t *testing.T) {
 
 // TestEveryFunctionBuildsThroughTheMakefile checks each function's SAM
 // build wiring: BuildMethod makefile, CodeUri ".", a build-<LogicalId>
-// target, a functions/<dir>/main.go and at least one events/ sample.
+// target that `make` resolves (SAM runs `make build-<LogicalId>` with
+// ARTIFACTS_DIR) into a go build of functions/<dir>, at least one events/
+// sample; and the other way round, that the Makefile's FUNCTIONS and the
+// functions/ directories name only functions of the template.
 func TestEveryFunctionBuildsThroughTheMakefile(t *testing.T) {
 	tmpl := parse(t)
 	mk, err := os.ReadFile("Makefile")
@@ -90,30 +95,44 @@ func TestEveryFunctionBuildsThroughTheMakefile(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(\w+Function):([\w-]+)`).FindAllStringSubmatch(string(mk), -1) {
 		listed[m[1]] = m[2]
 	}
+	built := map[string]bool{}
+	artifacts := t.TempDir()
 	for _, fn := range tmpl.Functions() {
 		res := tmpl.Resources[fn]
 		if res.Metadata["BuildMethod"] != "makefile" {
 			t.Errorf("%s: Metadata.BuildMethod = %v, want makefile", fn, res.Metadata["BuildMethod"])
 		}
-		target := regexp.MustCompile(`(?m)^build-` + fn + `:\s*$\n\t\$\(call lambda_build,([\w-]+)\)`)
-		m := target.FindStringSubmatch(string(mk))
-		if m == nil {
-			t.Errorf("%s: Makefile has no build-%s target", fn, fn)
+		dir, err := makeTarget(t, fn, artifacts)
+		if err != nil {
+			t.Errorf("%s: %v", fn, err)
 			continue
 		}
-		if listed[fn] != m[1] {
-			t.Errorf("%s: FUNCTIONS lists %q, the build target builds %q", fn, listed[fn], m[1])
+		built[dir] = true
+		if listed[fn] != dir {
+			t.Errorf("%s: FUNCTIONS lists %q, build-%s builds %q", fn, listed[fn], fn, dir)
 		}
-		if _, err := os.Stat(filepath.Join("functions", m[1], "main.go")); err != nil {
+		if _, err := os.Stat(filepath.Join("functions", dir, "main.go")); err != nil {
 			t.Errorf("%s: %v", fn, err)
 		}
-		if ev, _ := filepath.Glob(filepath.Join("events", m[1]+"*.json")); len(ev) == 0 {
-			t.Errorf("%s: no events/%s*.json sample", fn, m[1])
+		if ev, _ := filepath.Glob(filepath.Join("events", dir+"*.json")); len(ev) == 0 {
+			t.Errorf("%s: no events/%s*.json sample", fn, dir)
 		}
 		delete(listed, fn)
 	}
 	for fn := range listed {
 		t.Errorf("Makefile FUNCTIONS lists %s, which template.yaml does not declare", fn)
+	}
+	if _, err := makeTarget(t, "NoSuchFunction", artifacts); err == nil {
+		t.Errorf("make build-NoSuchFunction succeeds, want an error for a function FUNCTIONS does not list")
+	}
+	dirs, err := filepath.Glob(filepath.Join("functions", "*", "main.go"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no functions/*/main.go (%v)", err)
+	}
+	for _, d := range dirs {
+		if dir := filepath.Base(filepath.Dir(d)); !built[dir] {
+			t.Errorf("functions/%s is the build of no function of template.yaml", dir)
+		}
 	}
 	globals := string(chatbundle.Template)
 	for _, want := range []string{"Runtime: provided.al2023", "Architectures: [arm64]", "Handler: bootstrap", "CodeUri: ."} {
@@ -121,4 +140,25 @@ func TestEveryFunctionBuildsThroughTheMakefile(t *testing.T) {
 			t.Errorf("template.yaml lacks %q", want)
 		}
 	}
+}
+
+// buildCommand matches the go build of one function in `make -n` output.
+var buildCommand = regexp.MustCompile(`(?m)^GOOS=linux GOARCH=arm64 CGO_ENABLED=0 \S*go build .*-o (\S+)/bootstrap \./functions/([\w-]+)$`)
+
+// makeTarget runs `make -n build-<id>` as SAM would (ARTIFACTS_DIR in the
+// environment) and returns the functions/ directory it builds into
+// artifacts/bootstrap.
+func makeTarget(t *testing.T, id, artifacts string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("make", "-n", "--no-print-directory", "build-"+id)
+	cmd.Env = append(os.Environ(), "ARTIFACTS_DIR="+artifacts, "MAKEFLAGS=", "MAKELEVEL=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("make -n build-%s: %v\n%s", id, err, out)
+	}
+	m := buildCommand.FindAllStringSubmatch(string(out), -1)
+	if len(m) != 1 || m[0][1] != artifacts {
+		return "", fmt.Errorf("make -n build-%s runs no single arm64 go build into $ARTIFACTS_DIR/bootstrap:\n%s", id, out)
+	}
+	return m[0][2], nil
 }

@@ -298,3 +298,35 @@ func buildAll(mk *makefile, goos, goarch, dir string, minimal bool) *buildSet {
 	}()
 	return s
 }
+
+// TestEveryTemplateFunctionBuilds builds, through `make build-<LogicalId>`
+// as SAM runs it, every AWS::Serverless::Function of template.yaml (TestMain
+// built them), and checks that the Makefile's FUNCTIONS lists nothing else.
+func TestEveryTemplateFunctionBuilds(t *testing.T) {
+	tmpl := parseTemplate(t)
+	listed := map[string]bool{}
+	for _, fn := range mk.Functions {
+		listed[fn.ID] = true
+	}
+	n := 0
+	for id, r := range tmpl.Resources {
+		if r.Type != "AWS::Serverless::Function" {
+			continue
+		}
+		n++
+		if !listed[id] {
+			t.Errorf("%s: not in the Makefile's FUNCTIONS, so `make build` and SAM cannot build it", id)
+			continue
+		}
+		delete(listed, id)
+		if _, b := host.binary(t, id); b.Size == 0 {
+			t.Errorf("%s: make build-%s built an empty bootstrap", id, id)
+		}
+	}
+	if n == 0 {
+		t.Fatal("template.yaml declares no AWS::Serverless::Function")
+	}
+	for id := range listed {
+		t.Errorf("FUNCTIONS lists %s, which template.yaml does not declare", id)
+	}
+}

@@ -46,11 +46,12 @@ func initOnce(tb testing.TB, bin string, env map[string]string) time.Duration {
 	return r.InitDuration()
 }
 
-// TestColdInit starts each function with its full configuration, which
-// must take it to its first poll of /next, and logs the median of three
-// cold inits beside the host binary's size. The timings are reported, not
-// asserted: test machines are noisy (issue 7).
-func TestColdInit(t *testing.T) {
+// TestColdInitReport starts each function with its full configuration,
+// which must take it to its first poll of /next (asserted), and logs the
+// median of three cold inits beside the host binary's size. The timings are
+// only reported, never asserted against a budget: test machines are noisy
+// (issue 7); `make bench` prints them against the minimal binary.
+func TestColdInitReport(t *testing.T) {
 	st := stacktest.New(t)
 	var table strings.Builder
 	fmt.Fprintf(&table, "\n%-30s %12s %10s\n", "function", "init (p50/3)", "host MiB")

@@ -20,7 +20,7 @@ import (
 // by TestArm64Bootstrap.
 func TestPerformanceTable(t *testing.T) {
 	if os.Getenv("PERF_TABLE") == "" {
-		t.Skip("prints the performance table for `make bench` (PERF_TABLE=1); make test holds the budgets in TestArm64Bootstrap and TestColdInit")
+		t.Skip("prints the performance table for `make bench` (PERF_TABLE=1); make test asserts the size budget in TestArm64Bootstrap and that every function inits in TestColdInitReport")
 	}
 	const perfRuns = 15
 	arm := buildAll(mk, "linux", "arm64", t.TempDir(), false)

@@ -1,5 +1,7 @@
 // Package stacktest gives tests a real local stack: one moto_server per test
-// binary (started by Main, stopped by its PID when the tests end), and per
+// binary (started by Main, stopped by its PID when the tests end, and killed
+// by the kernel when the test binary dies first, as on a -timeout panic:
+// see package childproc), and per
 // test a fresh table and fresh queues created from template.yaml, with AWS
 // clients whose calls are counted.
 //

@@ -14,8 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/chatbridge/chat/internal/childproc"
 )
 
 // DefaultModesDir is where Debian's apertium-* packages install their pairs'
@@ -41,6 +42,7 @@ type Server struct {
 	exited chan struct{}
 	err    error
 	log    *capped
+	stop   sync.Once
 }
 
 // binary returns the apertium-apy to run: APERTIUM_APY, else the one on PATH.
@@ -95,9 +97,9 @@ func Start(ctx context.Context, port int, modesDir string) (*Server, error) {
 	}
 	s.cmd = exec.Command(python, "-c", loopbackShim, path, "-p", strconv.Itoa(port), modesDir)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	// Its own process group, so that Stop also ends the pipelines it forks.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
+	// Its own process group, so that Stop also ends the pipelines it forks,
+	// and killed by the kernel if this process dies without calling Stop.
+	if err := childproc.Start(s.cmd); err != nil {
 		return nil, fmt.Errorf("apertium: start %s: %w", path, err)
 	}
 	go func() {
@@ -128,20 +130,17 @@ func Start(ctx context.Context, port int, modesDir string) (*Server, error) {
 }
 
 // Stop ends the server's process group by its PID: SIGTERM, then SIGKILL
-// after five seconds.
+// after five seconds, then SIGKILL to any pipeline left in the group. It
+// returns once apertium-apy has exited; calling it again does nothing.
 func (s *Server) Stop() {
 	if s == nil || s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
-	pid := s.cmd.Process.Pid
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
-	select {
-	case <-s.exited:
-	case <-time.After(5 * time.Second):
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		<-s.exited
-	}
+	s.stop.Do(func() { childproc.Stop(s.cmd.Process.Pid, s.exited, 5*time.Second) })
 }
+
+// PID is apertium-apy's process id, the id of its process group.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

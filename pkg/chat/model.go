@@ -22,6 +22,10 @@ type Workspace struct {
 // DefaultWebhookQuota applies when a workspace sets none.
 const DefaultWebhookQuota = 600
 
+// DefaultTranslationCharsPerDay is a workspace's daily translation budget
+// (contract section 5, translation_chars_per_day) when it sets none.
+const DefaultTranslationCharsPerDay = 2_000_000
+
 // User is a member of a workspace. Its API token is kept only as a hash.
 type User struct {
 	ID                string

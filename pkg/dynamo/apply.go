@@ -264,7 +264,7 @@ func (p *writePlan) del(pk, sk string) {
 func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMetas, tokens map[string]bool, now time.Time) {
 	ws := w.ID
 	p.put(workspaceItem{PK: wsPK(ws), SK: metaSK, ID: ws, Name: w.Name, DefaultLanguage: w.DefaultLanguage,
-		WebhookQuota: *w.WebhookQuotaPerMinute})
+		WebhookQuota: *w.WebhookQuotaPerMinute, TranslationBudget: *w.TranslationCharsPerDay})
 
 	langs := map[string]string{}
 	for _, u := range w.Users {

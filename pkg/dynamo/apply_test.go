@@ -129,6 +129,7 @@ func TestApplyWritesTheDataModel(t *testing.T) {
 		want      any
 	}{
 		{"WS#" + demoWorkspace + "|#META", "webhook_quota_per_minute", 600.0},
+		{"WS#" + demoWorkspace + "|#META", "translation_chars_per_day", float64(chat.DefaultTranslationCharsPerDay)},
 		{"WS#" + demoWorkspace + "|USER#" + demoAna, "token_hash", chat.HashToken(demoAnaToken)},
 		{"APITOKEN#" + chat.HashToken(demoAnaToken) + "|#META", "user_id", demoAna},
 		{"APITOKEN#" + chat.HashToken(demoAnaToken) + "|#META", "revoked", false},

@@ -13,6 +13,8 @@ type workspaceItem struct {
 	Name            string `dynamodbav:"name"`
 	DefaultLanguage string `dynamodbav:"default_language"`
 	WebhookQuota    int    `dynamodbav:"webhook_quota_per_minute"`
+	// TranslationBudget is translation_chars_per_day (budget.go).
+	TranslationBudget int64 `dynamodbav:"translation_chars_per_day"`
 }
 
 // userItem: pk WS#<ws>, sk USER#<user>.

@@ -12,8 +12,10 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"syscall"
+	"sync"
 	"time"
+
+	"github.com/chatbridge/chat/internal/childproc"
 )
 
 // Server is a running moto_server process behind an isolating proxy
@@ -21,7 +23,9 @@ import (
 type Server struct {
 	URL    string
 	cmd    *exec.Cmd
-	waitCh chan error
+	exited chan struct{} // closed once moto_server has been waited for
+	err    error         // its exit, once exited is closed
+	stop   sync.Once
 	proxy  *http.Server
 }
 
@@ -55,19 +59,21 @@ func Start(ctx context.Context, port int) (*Server, error) {
 	}
 	cmd := exec.Command(path, "-H", "127.0.0.1", "-p", strconv.Itoa(motoPort))
 	cmd.Stdout, cmd.Stderr = nil, nil
-	// Its own process group, so that Stop also ends any worker it forks.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	// Its own process group, so that Stop also ends any worker it forks,
+	// and killed by the kernel if this process dies without calling Stop.
+	if err := childproc.Start(cmd); err != nil {
 		return nil, fmt.Errorf("motoserver: start: %w", err)
 	}
-	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", motoPort), cmd: cmd}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", motoPort), cmd: cmd, exited: make(chan struct{})}
+	go func() {
+		s.err = cmd.Wait()
+		close(s.exited)
+	}()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		select {
-		case err := <-exited:
-			return nil, fmt.Errorf("motoserver: exited before answering: %v", err)
+		case <-s.exited:
+			return nil, fmt.Errorf("motoserver: exited before answering: %v", s.err)
 		case <-ctx.Done():
 			s.Stop()
 			return nil, ctx.Err()
@@ -75,7 +81,6 @@ func Start(ctx context.Context, port int) (*Server, error) {
 		}
 		if resp, err := http.Get(s.URL + "/moto-api/"); err == nil {
 			resp.Body.Close()
-			s.waitCh = exited
 			proxy, url, err := serveIsolator(port, s.URL)
 			if err != nil {
 				s.Stop()
@@ -91,24 +96,23 @@ func Start(ctx context.Context, port int) (*Server, error) {
 	}
 }
 
-// Stop ends the server's process group by its PID.
+// Stop ends the server's process group by its PID (SIGTERM, then SIGKILL
+// after five seconds) and returns once moto_server has exited. Calling it
+// again does nothing.
 func (s *Server) Stop() {
 	if s == nil || s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
-	if s.proxy != nil {
-		s.proxy.Close()
-	}
-	pid := s.cmd.Process.Pid
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
-	if s.waitCh != nil {
-		select {
-		case <-s.waitCh:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
+	s.stop.Do(func() {
+		if s.proxy != nil {
+			s.proxy.Close()
 		}
-	}
+		childproc.Stop(s.cmd.Process.Pid, s.exited, 5*time.Second)
+	})
 }
+
+// PID is moto_server's process id, the id of its process group.
+func (s *Server) PID() int { return s.cmd.Process.Pid }
 
 // Reset clears all moto state.
 func (s *Server) Reset() error {

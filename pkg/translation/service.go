@@ -60,6 +60,9 @@ type Service struct {
 	Log *slog.Logger
 	// Observer, when set, is told of every translator call (for metrics).
 	Observer Observer
+	// Budget, when set, is charged before the translator is called
+	// (budget.go); past it, messages stay untranslated.
+	Budget *Budget
 }
 
 // Observer is told of every translator call: its target, the characters
@@ -145,12 +148,15 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 		}
 	}
 	sort.Strings(todo)
+	if ok, err := s.Budget.Charge(ctx, job, len(todo), s.now()); !ok {
+		return err // nil when the budget is spent: delivered untranslated
+	}
 
 	r := round{svc: s, job: job, langs: langs, source: source}
 	r.run(ctx, todo)
 	// Detection said the job's source language was wrong: its readers need a
 	// translation as well. One more call, only in that case.
-	if r.hintWrong && sourceWanted && !done[source] {
+	if r.hintWrong && sourceWanted && !done[source] && r.charge(ctx, source) {
 		r.run(ctx, []string{source})
 	}
 	if len(r.saves) > 0 {

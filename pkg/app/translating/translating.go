@@ -81,9 +81,11 @@ func Service(a *app.App) (*translation.Service, string, error) {
 			return nil, "", fmt.Errorf("%s: %q is not a whole number from 1 to %d", EnvTranslateConcurrency, v, maxTranslateConcurrency)
 		}
 	}
-	svc := &translation.Service{Store: a.Store, Translator: tr, Concurrency: n, Now: a.Now}
+	svc := &translation.Service{Store: a.Store, Translator: tr, Concurrency: n, Now: a.Now,
+		Budget: &translation.Budget{Store: a.Store}}
 	if a.Metrics != nil {
 		svc.Observer = metrics{a.Metrics}
+		svc.Budget.Exceeded = metrics{a.Metrics}.budgetExceeded
 	}
 	return svc, name, nil
 }
@@ -97,6 +99,19 @@ func Handler(ctx context.Context, a *app.App) (queueapi.SQSHandler, error) {
 	}
 	slog.InfoContext(ctx, "translation function ready", "translator", name, "concurrency", svc.Concurrency)
 	return queueapi.NewTranslateHandler(svc), nil
+}
+
+// BudgetExceededMetric counts the messages that the daily translation
+// budget left untranslated; template.yaml's TranslationBudgetExceededAlarm
+// watches it.
+const BudgetExceededMetric = "TranslationBudgetExceeded"
+
+// budgetExceeded records one message left untranslated by the budget. The
+// workspace is in the log line, not a dimension: one metric, one alarm.
+func (m metrics) budgetExceeded(ctx context.Context, _ string, chars int64) {
+	m.rec.Record(ctx,
+		emf.Metric{Name: BudgetExceededMetric, Unit: emf.Count, Value: 1},
+		emf.Metric{Name: "UntranslatedCharacters", Unit: emf.Count, Value: float64(chars)})
 }
 
 // metrics records translator calls as CloudWatch metrics.

@@ -1,0 +1,89 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/translation"
+)
+
+var _ translation.BudgetStore = (*Store)(nil)
+
+// attrBudget is the workspace item's translation_chars_per_day, and
+// attrSpent the daily counter item's count of characters.
+const (
+	attrBudget = "translation_chars_per_day"
+	attrSpent  = "chars"
+)
+
+// budgetPK is the partition of a workspace's counter of translated
+// characters on one UTC day (2006-01-02).
+func budgetPK(ws string, day time.Time) string {
+	return "TRBUDGET#" + ws + "#" + day.Format(time.DateOnly)
+}
+
+// TranslationBudget implements translation.BudgetStore with one GetItem of
+// the workspace item, projected to its budget. A workspace applied before
+// the budget existed, or not stored at all, has
+// chat.DefaultTranslationCharsPerDay. Errors: chat.EUnavailable, chat.EInternal.
+func (s *Store) TranslationBudget(ctx context.Context, ws string) (int64, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                &s.table,
+		Key:                      key(wsPK(ws), metaSK),
+		ProjectionExpression:     aws.String("#b"),
+		ExpressionAttributeNames: map[string]string{"#b": attrBudget},
+	})
+	if err != nil {
+		return 0, fail("get translation budget of "+ws, err)
+	}
+	n, ok := out.Item[attrBudget].(*types.AttributeValueMemberN)
+	if !ok {
+		return chat.DefaultTranslationCharsPerDay, nil
+	}
+	v, err := strconv.ParseInt(n.Value, 10, 64)
+	if err != nil {
+		return 0, chat.Internal(fmt.Errorf("dynamo: translation budget of %s: %w", ws, err))
+	}
+	return v, nil
+}
+
+// SpendTranslationChars implements translation.BudgetStore with one
+// conditional UpdateItem: ADD chars on condition that the count before it
+// is at most limit-chars, so concurrent spenders can never take the count
+// past limit together. chars > limit makes no call. The counter item
+// expires (TTL) a day after its day ends. Errors: chat.EUnavailable,
+// chat.EInternal.
+func (s *Store) SpendTranslationChars(ctx context.Context, ws string, day time.Time, chars, limit int64) (bool, error) {
+	if chars > limit {
+		return false, nil
+	}
+	y, m, d := day.UTC().Date()
+	start := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           &s.table,
+		Key:                 key(budgetPK(ws, start), metaSK),
+		UpdateExpression:    aws.String("ADD #c :n SET #ttl = if_not_exists(#ttl, :ttl)"),
+		ConditionExpression: aws.String("attribute_not_exists(#c) OR #c <= :max"),
+		ExpressionAttributeNames: map[string]string{
+			"#c": attrSpent, "#ttl": attrTTL,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":n": num(chars), ":max": num(limit - chars), ":ttl": num(epoch(start.Add(48 * time.Hour))),
+		},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fail("spend translation budget of "+ws, err)
+	}
+	return true, nil
+}
