@@ -96,67 +96,37 @@ func (s *Store) Hit(_ context.Context, ws string, window, _ time.Time) (int64, e
 	return s.quota[k], nil
 }
 
-// Claim implements inbound.Store.
-func (s *Store) Claim(_ context.Context, c inbound.Claim, now time.Time) (inbound.ClaimOutcome, inbound.Record, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	k := c.WebhookID + "/" + c.KeyHash
-	if r, ok := s.idem[k]; ok && r.ExpiresAt.After(now) && (r.State == inbound.StateCompleted || r.LockedUntil.After(now)) {
-		return inbound.KeyHeld, r, nil
-	}
-	if c.Signature != nil {
-		sk := c.WebhookID + "/" + c.Signature.Hash
-		if s.sigs[sk] {
-			return inbound.SignatureUsed, inbound.Record{}, nil
-		}
-		s.sigs[sk] = true
-	}
-	s.idem[k] = inbound.Record{State: inbound.StateInProgress, Fingerprint: c.Fingerprint, Owner: c.Owner, LockedUntil: c.LockedUntil, ExpiresAt: c.ExpiresAt}
-	return inbound.Claimed, inbound.Record{}, nil
-}
-
-// Release implements inbound.Store.
-func (s *Store) Release(_ context.Context, c inbound.Claim) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	k := c.WebhookID + "/" + c.KeyHash
-	if r, ok := s.idem[k]; ok && r.State == inbound.StateInProgress && r.Owner == c.Owner {
-		delete(s.idem, k)
-	}
-	return nil
-}
-
 // Accept implements inbound.Store.
-func (s *Store) Accept(_ context.Context, a inbound.Acceptance, _ time.Time) (inbound.AcceptOutcome, error) {
+func (s *Store) Accept(_ context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if a.Signature != nil {
-		sk := a.Signature.WebhookID + "/" + a.Signature.Hash
-		if s.sigs[sk] {
-			return inbound.AcceptSignatureUsed, nil
-		}
-		s.sigs[sk] = true
+	if a.Signature != nil && s.sigs[a.Signature.WebhookID+"/"+a.Signature.Hash] {
+		return inbound.SignatureUsed, inbound.Record{}, nil
 	}
-	if c := a.Claim; c != nil {
-		k := c.WebhookID + "/" + c.KeyHash
-		r := s.idem[k]
-		if r.State != inbound.StateInProgress || r.Owner != c.Owner {
-			return inbound.ClaimLost, nil
+	if k := a.Key; k != nil {
+		if r, ok := s.idem[k.WebhookID+"/"+k.KeyHash]; ok && r.ExpiresAt.After(now) {
+			return inbound.KeyHeld, r, nil
 		}
-		r.State, r.Status, r.Body, r.MessageID = inbound.StateCompleted, a.Status, a.Body, a.Message.ID
-		s.idem[k] = r
+		s.idem[k.WebhookID+"/"+k.KeyHash] = inbound.Record{State: inbound.StateCompleted, Fingerprint: k.Fingerprint,
+			ExpiresAt: k.ExpiresAt, Status: a.Status, Body: a.Body, MessageID: a.Message.ID}
+	}
+	if a.Signature != nil {
+		s.sigs[a.Signature.WebhookID+"/"+a.Signature.Hash] = true
 	}
 	s.Messages++
 	s.Logs++
-	return inbound.Accepted, nil
+	return inbound.Written, inbound.Record{}, nil
 }
 
 // Log implements inbound.Store.
-func (s *Store) Log(context.Context, chat.RequestLog) error {
+func (s *Store) Log(_ context.Context, _ chat.RequestLog, sig *inbound.SignatureUse, _ time.Time) (inbound.Outcome, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sig != nil && !sig.CheckOnly {
+		s.sigs[sig.WebhookID+"/"+sig.Hash] = true
+	}
 	s.Logs++
-	s.mu.Unlock()
-	return nil
+	return inbound.Written, nil
 }
 
 // APIToken implements workspaces.TokenStore.

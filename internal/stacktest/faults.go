@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 )
 
@@ -26,6 +27,7 @@ type rule struct {
 	skip  int
 	after bool
 	left  int
+	err   error
 }
 
 // When Faults.Fail is asked to fail a call.
@@ -43,6 +45,27 @@ func (f *Faults) Fail(op string, skip int, after bool) {
 	f.rules = append(f.rules, &rule{op: op, skip: skip, after: after, left: 1})
 }
 
+// FailWith makes the next times calls of op, after skipping skip, fail with
+// err before they leave: an answer the server could give, such as the
+// TransactionCanceledException of a transaction that collided with another
+// one (moto runs transactions one at a time and never gives it).
+func (f *Faults) FailWith(op string, skip, times int, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rules = append(f.rules, &rule{op: op, skip: skip, left: times, err: err})
+}
+
+// TransactionConflict is DynamoDB's answer to a transaction of n items that
+// collided with another transaction on item i.
+func TransactionConflict(n, i int) error {
+	reasons := make([]types.CancellationReason, n)
+	for j := range reasons {
+		reasons[j].Code = aws.String("None")
+	}
+	reasons[i].Code = aws.String("TransactionConflict")
+	return &types.TransactionCanceledException{Message: aws.String("Transaction cancelled (injected)"), CancellationReasons: reasons}
+}
+
 // Clear removes every pending fault.
 func (f *Faults) Clear() {
 	f.mu.Lock()
@@ -50,8 +73,8 @@ func (f *Faults) Clear() {
 	f.rules = nil
 }
 
-// match reports whether this call of op fails, and when.
-func (f *Faults) match(op string) (fail, after bool) {
+// match reports whether this call of op fails, when, and with what.
+func (f *Faults) match(op string) (fail, after bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, r := range f.rules {
@@ -63,9 +86,12 @@ func (f *Faults) match(op string) (fail, after bool) {
 			continue
 		}
 		r.left--
-		return true, r.after
+		if r.err != nil {
+			return true, r.after, r.err
+		}
+		return true, r.after, ErrInjected
 	}
-	return false, false
+	return false, false, nil
 }
 
 // install adds the fault middleware to cfg.
@@ -74,13 +100,13 @@ func (f *Faults) install(cfg *aws.Config) {
 		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("InjectFaults",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				op := middleware.GetServiceID(ctx) + "." + middleware.GetOperationName(ctx)
-				fail, after := f.match(op)
+				fail, after, injected := f.match(op)
 				if fail && !after {
-					return middleware.InitializeOutput{}, middleware.Metadata{}, ErrInjected
+					return middleware.InitializeOutput{}, middleware.Metadata{}, injected
 				}
 				out, md, err := next.HandleInitialize(ctx, in)
 				if fail && after {
-					return middleware.InitializeOutput{}, md, ErrInjected
+					return middleware.InitializeOutput{}, md, injected
 				}
 				return out, md, err
 			}), middleware.Before)

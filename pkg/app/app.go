@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
@@ -134,9 +133,10 @@ func Exit(function string, err error) {
 type HTTPHandler = func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
 
 // HTTPLambda adapts handlers (keyed by function logical id) to Lambda with
-// the V2 adapter, keeping the request context.
+// the V2 adapter, keeping the request context and the headers as sent
+// (httpapi.Lambda).
 func HTTPLambda(handlers map[string]http.Handler) HTTPHandler {
-	return httpadapter.NewV2(httpapi.Mux(handlers)).ProxyWithContext
+	return httpapi.Lambda(httpapi.Mux(handlers))
 }
 
 // Start runs handler as the function's Lambda handler, or exits at init

@@ -1,8 +1,10 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -10,7 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/signature"
 )
 
@@ -90,6 +98,9 @@ func TestInboundRules(t *testing.T) {
 		static("text/plain", good, map[string]string{"Content-Type": "text/plain"}, 415, "unsupported_media_type"),
 		static("content missing", `{}`, nil, 422, "field:content"),
 		static("content blank", `{"content":"  \n"}`, nil, 422, "field:content"),
+		static("content invisible", `{"content":"\u200b\u200d\ufeff\u2060\u180e\u3164\u115f\u2800"}`, nil, 422, "field:content"),
+		static("one visible character among invisibles", `{"content":"\u200b.\u200d"}`, nil, 202, ""),
+		static("content at the limit in '<'", `{"content":"`+strings.Repeat("<", 40000)+`"}`, nil, 202, ""),
 		static("content number", `{"content":5}`, nil, 422, "field:content"),
 		static("content too long", `{"content":"`+strings.Repeat("a", 40001)+`"}`, nil, 422, "field:content"),
 		static("content at the limit", `{"content":"`+strings.Repeat("é", 20000)+`"}`, nil, 202, ""),
@@ -100,6 +111,10 @@ func TestInboundRules(t *testing.T) {
 		static("bad idempotency key", good, map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}, 400, "invalid_idempotency_key"),
 		static("non-ascii idempotency key", good, map[string]string{"Idempotency-Key": "clé"}, 400, "invalid_idempotency_key"),
 		signed("valid signature", good, now, nil, 202, ""),
+		{"t with leading zeros, signed as sent", w.postPath(w.signed.ID), `{"content":"zeros"}`, map[string]string{signature.Header: "t=00" + strconv.FormatInt(now, 10) +
+			",v1=" + signature.SignText([]byte(w.signed.SigningSecret), []byte("00"+strconv.FormatInt(now, 10)), []byte(`{"content":"zeros"}`))}, 202, ""},
+		{"t with leading zeros, signed over its value", w.postPath(w.signed.ID), `{"content":"zeros2"}`, map[string]string{signature.Header: "t=00" + strconv.FormatInt(now, 10) +
+			",v1=" + signature.Sign([]byte(w.signed.SigningSecret), now, []byte(`{"content":"zeros2"}`))}, 401, "invalid_signature"},
 		signed("signature near the window's edge", `{"content":"edge"}`, now-290, nil, 202, ""),
 		signed("stale signature", good, now-310, nil, 401, "signature_expired"),
 		signed("future signature", good, now+310, nil, 401, "signature_expired"),
@@ -347,24 +362,42 @@ func TestInboundCallBudgets(t *testing.T) {
 	// Warm the webhook cache.
 	w.postStatic(t, `{"content":"warm"}`, nil)
 	w.do(t, "POST", w.postPath(w.signed.ID), `{"content":"warm"}`, w.signedHeaders(`{"content":"warm"}`, time.Now().Unix(), nil))
+	signed := func(body, key string, ts int64) func() *httptest.ResponseRecorder {
+		return func() *httptest.ResponseRecorder {
+			hdr := map[string]string{}
+			if key != "" {
+				hdr["Idempotency-Key"] = key
+			}
+			return w.do(t, "POST", w.postPath(w.signed.ID), body, w.signedHeaders(body, ts, hdr))
+		}
+	}
+	now := time.Now().Unix()
 	for _, c := range []struct {
 		name  string
 		send  func() *httptest.ResponseRecorder
-		max   int
+		want  int
 		state int
 	}{
-		{"accepted, static", func() *httptest.ResponseRecorder { return w.postStatic(t, `{"content":"a"}`, nil) }, 3, 202},
+		{"accepted, static", func() *httptest.ResponseRecorder { return w.postStatic(t, `{"content":"a"}`, nil) }, 2, 202},
 		{"accepted, static, with key", func() *httptest.ResponseRecorder {
 			return w.postStatic(t, `{"content":"b"}`, map[string]string{"Idempotency-Key": "k-b"})
+		}, 2, 202},
+		{"accepted, signed", signed(`{"content":"c0"}`, "", now), 2, 202},
+		{"accepted, signed, with key", signed(`{"content":"c"}`, "k-c", now), 2, 202},
+		{"replay, static", func() *httptest.ResponseRecorder {
+			return w.postStatic(t, `{"content":"b"}`, map[string]string{"Idempotency-Key": "k-b"})
 		}, 3, 202},
-		{"accepted, signed, with key", func() *httptest.ResponseRecorder {
-			body := `{"content":"c"}`
-			return w.do(t, "POST", w.postPath(w.signed.ID), body, w.signedHeaders(body, time.Now().Unix(), map[string]string{"Idempotency-Key": "k-c"}))
-		}, 3, 202},
+		{"replay, signed anew", signed(`{"content":"c"}`, "k-c", now+1), 3, 202},
+		{"reused key", func() *httptest.ResponseRecorder {
+			return w.postStatic(t, `{"content":"other"}`, map[string]string{"Idempotency-Key": "k-b"})
+		}, 3, 422},
+		{"replayed signature", signed(`{"content":"c0"}`, "", now), 3, 401},
 		{"rejected, bad secret", func() *httptest.ResponseRecorder {
 			return w.postStatic(t, `{"content":"d"}`, map[string]string{"X-Service-Webhook-Secret": "bad"})
 		}, 2, 401},
 		{"rejected, invalid body", func() *httptest.ResponseRecorder { return w.postStatic(t, `{"content":""}`, nil) }, 2, 422},
+		{"rejected, invalid body, signed", signed(`{"content":""}`, "", now), 2, 422},
+		{"rejected, invalid key, signed", signed(`{"content":"e"}`, strings.Repeat("k", 256), now), 2, 400},
 		{"rejected, bad signature", func() *httptest.ResponseRecorder {
 			return w.do(t, "POST", w.postPath(w.signed.ID), `{}`, map[string]string{signature.Header: "t=1,v1=00"})
 		}, 2, 401},
@@ -374,8 +407,8 @@ func TestInboundCallBudgets(t *testing.T) {
 		if rec.Code != c.state {
 			t.Fatalf("%s: status %d, want %d: %s", c.name, rec.Code, c.state, rec.Body)
 		}
-		if got := w.st.Calls.Total(); got > c.max {
-			t.Errorf("%s: %d AWS calls %v, want at most %d", c.name, got, w.st.Calls.Calls(), c.max)
+		if got := w.st.Calls.Total(); got != c.want {
+			t.Errorf("%s: %d AWS calls %v, want %d", c.name, got, w.st.Calls.Calls(), c.want)
 		} else {
 			t.Logf("%s: %d AWS calls %v", c.name, got, w.st.Calls.Calls())
 		}
@@ -392,8 +425,7 @@ func TestNoLostOrDuplicateMessageUnderFailures(t *testing.T) {
 		skip int
 	}{
 		{"DynamoDB.UpdateItem", 0},         // quota
-		{"DynamoDB.TransactWriteItems", 0}, // claim
-		{"DynamoDB.TransactWriteItems", 1}, // accept
+		{"DynamoDB.TransactWriteItems", 0}, // accept: claim and completion at once
 	}
 	for _, step := range steps {
 		for _, after := range []bool{stacktest.Before, stacktest.After} {
@@ -425,6 +457,222 @@ func TestNoLostOrDuplicateMessageUnderFailures(t *testing.T) {
 					t.Fatalf("%d messages after fault and retry, want 2 (warm-up + exactly one)", got)
 				}
 			})
+		}
+	}
+}
+
+// The contract: a signature is accepted once it authenticated a request
+// that reached step 6, including one answered as a replay. A retry signed
+// anew and replayed records its signature: sent again without the key, it
+// posts nothing.
+func TestResignedRetryCannotPostTwice(t *testing.T) {
+	w := newWorld(t, 600)
+	body := `{"content":"deploy 7"}`
+	key := map[string]string{"Idempotency-Key": "deploy-7"}
+	now := time.Now().Unix()
+	first := w.do(t, "POST", w.postPath(w.signed.ID), body, w.signedHeaders(body, now, key))
+	retryHdr := w.signedHeaders(body, now+1, key)
+	retry := w.do(t, "POST", w.postPath(w.signed.ID), body, retryHdr)
+	if first.Code != 202 || retry.Code != 202 || retry.Header().Get("Idempotent-Replayed") != "true" || retry.Body.String() != first.Body.String() {
+		t.Fatalf("first %d, re-signed retry %d (replayed %q), want 202 and its replay", first.Code, retry.Code, retry.Header().Get("Idempotent-Replayed"))
+	}
+	delete(retryHdr, "Idempotency-Key")
+	again := w.do(t, "POST", w.postPath(w.signed.ID), body, retryHdr)
+	if again.Code != 401 || codeOf(t, again) != "signature_replayed" {
+		t.Fatalf("the retry's signature without the key: %d %s, want 401 signature_replayed", again.Code, again.Body)
+	}
+	if n := w.count(t, "MSG#"); n != 1 {
+		t.Fatalf("%d messages, want 1", n)
+	}
+}
+
+// Concurrent requests with one key: while one transaction holding the key
+// is in flight, DynamoDB cancels the others with TransactionConflict. The
+// store retries; a request still colliding gets 409 idempotency_key_in_use,
+// and nothing is written for it.
+func TestKeyInUseWhileItsTransactionIsInFlight(t *testing.T) {
+	w := newWorld(t, 600)
+	w.postStatic(t, `{"content":"warm"}`, nil)
+	hdr := map[string]string{"Idempotency-Key": "busy"}
+	// The accept transaction: idempotency record, message, log record.
+	w.st.Faults.FailWith("DynamoDB.TransactWriteItems", 0, 1, stacktest.TransactionConflict(3, 0))
+	w.st.Calls.Reset()
+	if rec := w.postStatic(t, `{"content":"once"}`, hdr); rec.Code != 202 {
+		t.Fatalf("one collision, retried: %d %s, want 202", rec.Code, rec.Body)
+	}
+	// The injector answers before the call is counted: the retry is the
+	// one transaction counted.
+	if calls := w.st.Calls.Calls(); len(calls) != 2 || calls[1] != "DynamoDB.TransactWriteItems" {
+		t.Fatalf("calls %v, want quota and the retried transaction", calls)
+	}
+	w.st.Faults.FailWith("DynamoDB.TransactWriteItems", 0, 5, stacktest.TransactionConflict(3, 0))
+	rec := w.postStatic(t, `{"content":"twice"}`, map[string]string{"Idempotency-Key": "busy-2"})
+	if rec.Code != 409 || codeOf(t, rec) != "idempotency_key_in_use" || rec.Header().Get("Retry-After") != "1" {
+		t.Fatalf("kept colliding: %d %s (Retry-After %q), want 409 idempotency_key_in_use, Retry-After 1", rec.Code, rec.Body, rec.Header().Get("Retry-After"))
+	}
+	if rec := w.postStatic(t, `{"content":"twice"}`, map[string]string{"Idempotency-Key": "busy-2"}); rec.Code != 202 || rec.Header().Get("Idempotent-Replayed") != "" {
+		t.Fatalf("retry after the collisions: %d %s, want a first 202", rec.Code, rec.Body)
+	}
+	if n := w.count(t, "MSG#"); n != 3 {
+		t.Fatalf("%d messages, want 3", n)
+	}
+}
+
+// A replay whose signature cannot be recorded is a 503, not a replay, and a
+// retry then records it.
+func TestSignedReplayUnderFailures(t *testing.T) {
+	for _, after := range []bool{stacktest.Before, stacktest.After} {
+		t.Run(fmt.Sprintf("after=%v", after), func(t *testing.T) {
+			w := newWorld(t, 600)
+			body := `{"content":"signed once"}`
+			key := map[string]string{"Idempotency-Key": "s-1"}
+			now := time.Now().Unix()
+			if rec := w.do(t, "POST", w.postPath(w.signed.ID), body, w.signedHeaders(body, now, key)); rec.Code != 202 {
+				t.Fatalf("first: %d %s", rec.Code, rec.Body)
+			}
+			retryHdr := w.signedHeaders(body, now+1, key)
+			// The replay's transactions: the accept (refused), then log and signature.
+			w.st.Faults.Fail("DynamoDB.TransactWriteItems", 1, after)
+			if rec := w.do(t, "POST", w.postPath(w.signed.ID), body, retryHdr); rec.Code != 503 {
+				t.Fatalf("replay with its signature write failing: %d %s, want 503", rec.Code, rec.Body)
+			}
+			if rec := w.do(t, "POST", w.postPath(w.signed.ID), body, retryHdr); rec.Code != 202 || rec.Header().Get("Idempotent-Replayed") != "true" {
+				t.Fatalf("replay retried: %d %s, want a replay", rec.Code, rec.Body)
+			}
+			delete(retryHdr, "Idempotency-Key")
+			if rec := w.do(t, "POST", w.postPath(w.signed.ID), body, retryHdr); codeOf(t, rec) != "signature_replayed" {
+				t.Fatalf("the retry's signature without its key: %d %s, want signature_replayed", rec.Code, rec.Body)
+			}
+			if n := w.count(t, "MSG#"); n != 1 {
+				t.Fatalf("%d messages, want 1", n)
+			}
+		})
+	}
+}
+
+// setStaticSecret gives the static webhook secret s.
+func (w *world) setStaticSecret(t *testing.T, s string) {
+	t.Helper()
+	_, err := w.st.DB.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: aws.String(w.st.Table),
+		Key:                       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "IWH#" + w.static.ID}, "sk": &types.AttributeValueMemberS{Value: "#META"}},
+		UpdateExpression:          aws.String("SET secret_hash = :h"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":h": &types.AttributeValueMemberS{Value: chat.HashToken(s)}}})
+	if err != nil {
+		t.Fatalf("set secret: %v", err)
+	}
+}
+
+// A comma in a header means the same in AWS as locally. API Gateway sends
+// every header once, repeated ones joined with commas; the V2 adapter then
+// splits them on commas and trims the pieces. The secret, the key and the
+// signature are read as sent.
+func TestCommasInHeadersThroughTheV2Adapter(t *testing.T) {
+	w := newWorld(t, 600)
+	secret := "whsec_comma, and ,more"
+	w.setStaticSecret(t, secret)
+	lambda := app.HTTPLambda(map[string]http.Handler{"InboundWebhookFunction": w.app.InboundHandler(time.Minute)})
+	event := func(id, body string, headers map[string]string) events.APIGatewayV2HTTPRequest {
+		h := map[string]string{"content-type": "application/json", "user-agent": "curl/8.5.0 (x86_64, linux)"}
+		for k, v := range headers {
+			h[strings.ToLower(k)] = v
+		}
+		path := w.postPath(id)
+		return events.APIGatewayV2HTTPRequest{Version: "2.0", RouteKey: "POST /webhooks/{webhook}/messages", RawPath: path,
+			Headers: h, Body: body, PathParameters: map[string]string{"webhook": id},
+			RequestContext: events.APIGatewayV2HTTPRequestContext{DomainName: "api.example.invalid", RequestID: "req-1",
+				HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "POST", Path: path, SourceIP: "192.0.2.7"}}}
+	}
+	send := func(ev events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
+		t.Helper()
+		resp, err := lambda(context.Background(), ev)
+		if err != nil {
+			t.Fatalf("lambda: %v", err)
+		}
+		return resp
+	}
+	key := "deploy, 42,x"
+	body := `{"content":"commas"}`
+	first := send(event(w.static.ID, body, map[string]string{"X-Service-Webhook-Secret": secret, "Idempotency-Key": key}))
+	if first.StatusCode != 202 {
+		t.Fatalf("secret with commas through the adapter: %d %s, want 202", first.StatusCode, first.Body)
+	}
+	// The same key sent locally is the same key: a replay.
+	local := w.postStatic(t, body, map[string]string{"X-Service-Webhook-Secret": secret, "Idempotency-Key": key})
+	if local.Code != 202 || local.Header().Get("Idempotent-Replayed") != "true" || local.Body.String() != first.Body {
+		t.Fatalf("same key locally: %d replayed=%q, want the replay of the Lambda's answer", local.Code, local.Header().Get("Idempotent-Replayed"))
+	}
+	// Two header lines locally are what API Gateway joins with a comma.
+	req := httptest.NewRequest("POST", w.postPath(w.static.ID), strings.NewReader(`{"content":"two lines"}`))
+	req.Header.Add("X-Service-Webhook-Secret", "whsec_comma, and")
+	req.Header.Add("X-Service-Webhook-Secret", "more")
+	rec := httptest.NewRecorder()
+	w.h.ServeHTTP(rec, req)
+	if rec.Code != 401 {
+		t.Fatalf("two header lines joined without the space: %d, want 401 (\"whsec_comma, and,more\" is another secret)", rec.Code)
+	}
+	for _, c := range []struct {
+		name, secret, key string
+		status            int
+	}{
+		{"spaces dropped", "whsec_comma,and,more", "", 401},
+		{"first piece only", "whsec_comma", "", 401},
+		{"another key is another request", secret, "deploy,42,x", 202},
+	} {
+		hdr := map[string]string{"X-Service-Webhook-Secret": c.secret}
+		if c.key != "" {
+			hdr["Idempotency-Key"] = c.key
+		}
+		resp := send(event(w.static.ID, body, hdr))
+		if resp.StatusCode != c.status || resp.Headers["Idempotent-Replayed"] != "" {
+			t.Fatalf("%s: %d %v %s, want %d, not a replay", c.name, resp.StatusCode, resp.Headers, resp.Body, c.status)
+		}
+	}
+	// A signature header with spaces after its commas, and two v1 entries.
+	sbody := `{"content":"signed commas"}`
+	now := time.Now().Unix()
+	sig := "t=" + strconv.FormatInt(now, 10) + ", v1=" + strings.Repeat("0", 64) + ", v1=" + signature.Sign([]byte(w.signed.SigningSecret), now, []byte(sbody))
+	if resp := send(event(w.signed.ID, sbody, map[string]string{signature.Header: sig})); resp.StatusCode != 202 {
+		t.Fatalf("signature with spaces through the adapter: %d %s, want 202", resp.StatusCode, resp.Body)
+	}
+	// The request log keeps the key as sent, and the whole User-Agent.
+	logs := w.do(t, "GET", "/api/v1/workspaces/"+w.ws.ID+"/inbound-webhooks/"+w.static.ID+"/requests", "", map[string]string{"Authorization": "Bearer " + w.token})
+	if !strings.Contains(logs.Body.String(), `"idempotency_key":"deploy, 42,x"`) || !strings.Contains(logs.Body.String(), `"user_agent":"curl/8.5.0 (x86_64, linux)"`) {
+		t.Fatalf("request log %s, want the key and User-Agent as sent", logs.Body)
+	}
+	if n := w.count(t, "MSG#"); n != 3 {
+		t.Fatalf("%d messages, want 3", n)
+	}
+}
+
+// body_bytes is the size of the whole body received, past the 64 KiB that
+// are read.
+func TestRequestLogKeepsTheTrueBodySize(t *testing.T) {
+	w := newWorld(t, 600)
+	sizes := []int{65535, 65536, 65537, 1 << 20, 10<<20 + 100}
+	for _, n := range sizes {
+		body := `{"content":"` + strings.Repeat("a", n-len(`{"content":""}`)) + `"}`
+		rec := w.postStatic(t, body, nil)
+		want := 413
+		if n <= 64<<10 {
+			want = 422 // content over 40,000 characters
+		}
+		if rec.Code != want {
+			t.Fatalf("%d bytes: status %d, want %d", n, rec.Code, want)
+		}
+	}
+	logs := w.do(t, "GET", "/api/v1/workspaces/"+w.ws.ID+"/inbound-webhooks/"+w.static.ID+"/requests", "", map[string]string{"Authorization": "Bearer " + w.token})
+	var page struct {
+		Data []struct {
+			BodyBytes int `json:"body_bytes"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(logs.Body.Bytes(), &page); err != nil || len(page.Data) != len(sizes) {
+		t.Fatalf("request log: %v, %d records", err, len(page.Data))
+	}
+	for i, n := range sizes {
+		want := min(n, 10<<20) // a local server stops counting at API Gateway's 10 MB
+		if got := page.Data[len(sizes)-1-i].BodyBytes; got != want {
+			t.Errorf("body of %d bytes: body_bytes %d, want %d", n, got, want)
 		}
 	}
 }

@@ -3,8 +3,10 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -32,14 +34,16 @@ func quotaPK(ws string, window time.Time) string {
 func reqLogPK(ws, webhook string) string { return "REQLOG#" + ws + "#" + webhook }
 func reqLogSK(id string) string          { return "REQ#" + id }
 
-// idemItem is an idempotency record: pk IDEM#<webhook>#<sha256(key)>.
+// idemItem is an idempotency record: pk IDEM#<webhook>#<sha256(key)>. This
+// version writes it completed; owner and locked_until are read only from a
+// record in progress that an earlier version's separate claim wrote.
 type idemItem struct {
 	PK          string `dynamodbav:"pk"`
 	SK          string `dynamodbav:"sk"`
 	State       string `dynamodbav:"state"`
 	Key         string `dynamodbav:"idempotency_key"`
 	Fingerprint string `dynamodbav:"fingerprint"`
-	Owner       string `dynamodbav:"owner"`
+	Owner       string `dynamodbav:"owner,omitempty"`
 	LockedUntil int64  `dynamodbav:"locked_until,omitempty"`
 	Expires     int64  `dynamodbav:"expires_epoch"`
 	TTL         int64  `dynamodbav:"ttl"`
@@ -160,31 +164,38 @@ func (s *Store) Hit(ctx context.Context, ws string, window, expires time.Time) (
 	return strconv.ParseInt(n.Value, 10, 64)
 }
 
-func (s *Store) sigPut(u *inbound.SignatureUse, withKey bool) types.TransactWriteItem {
-	it := sigItem{PK: sigPK(u.WebhookID, u.Hash), SK: metaSK, KeyHash: u.KeyHash, Expires: epoch(u.ExpiresAt), TTL: epoch(u.ExpiresAt.Add(time.Hour))}
+// sigCondition is the condition under which u may be used: never used, or
+// no longer fresh, or used by a request with the same valid key (an
+// idempotent retry may resend the very same signed request).
+func sigCondition(u *inbound.SignatureUse, now time.Time) (string, map[string]types.AttributeValue) {
 	cond := "attribute_not_exists(pk) OR expires_epoch <= :now"
-	vals := map[string]types.AttributeValue{}
-	if withKey {
-		// An idempotent retry of the request that used the signature may
-		// use it again.
+	vals := map[string]types.AttributeValue{":now": num(now.Unix())}
+	if u.KeyHash != "" {
 		cond += " OR key_hash = :kh"
 		vals[":kh"] = str(u.KeyHash)
 	}
-	return put(s.table, it, cond, vals)
+	return cond, vals
 }
 
-// withNow adds :now to a transactional Put's condition values.
-func withNow(item types.TransactWriteItem, now time.Time) types.TransactWriteItem {
-	if item.Put.ExpressionAttributeValues == nil {
-		item.Put.ExpressionAttributeValues = map[string]types.AttributeValue{}
+// sigWrite records u, or with u.CheckOnly only checks it, on condition that
+// it may be used.
+func (s *Store) sigWrite(u *inbound.SignatureUse, now time.Time) types.TransactWriteItem {
+	cond, vals := sigCondition(u, now)
+	if u.CheckOnly {
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &s.table,
+			Key: key(sigPK(u.WebhookID, u.Hash), metaSK), ConditionExpression: &cond, ExpressionAttributeValues: vals}}
 	}
-	item.Put.ExpressionAttributeValues[":now"] = num(now.Unix())
-	return item
+	it := sigItem{PK: sigPK(u.WebhookID, u.Hash), SK: metaSK, KeyHash: u.KeyHash, Expires: epoch(u.ExpiresAt), TTL: epoch(u.ExpiresAt.Add(time.Hour))}
+	return put(s.table, it, cond, vals)
 }
 
 // transact runs a transaction, retrying when it collided with a concurrent
 // one on the same items (which DynamoDB cancels rather than serialises).
+// A transaction cancelled for another reason returns its reasons.
 func (s *Store) transact(ctx context.Context, op string, items []types.TransactWriteItem) ([]types.CancellationReason, error) {
+	if err := checkTransactionSize(items); err != nil {
+		return nil, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
+	}
 	for attempt := 0; ; attempt++ {
 		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 		if err == nil {
@@ -209,125 +220,215 @@ func (s *Store) transact(ctx context.Context, op string, items []types.TransactW
 	}
 }
 
-// Claim implements inbound.Store with one TransactWriteItems.
-func (s *Store) Claim(ctx context.Context, c inbound.Claim, now time.Time) (inbound.ClaimOutcome, inbound.Record, error) {
-	it := idemItem{
-		PK: idemPK(c.WebhookID, c.KeyHash), SK: metaSK, State: inbound.StateInProgress, Key: c.Key,
-		Fingerprint: c.Fingerprint, Owner: c.Owner, LockedUntil: epoch(c.LockedUntil), Expires: epoch(c.ExpiresAt),
-		TTL: epoch(c.ExpiresAt.Add(time.Hour)),
-	}
-	claim := put(s.table, it, "attribute_not_exists(pk) OR expires_epoch <= :now OR (#st = :inprog AND locked_until <= :now)",
-		map[string]types.AttributeValue{":inprog": str(inbound.StateInProgress)})
-	claim.Put.ExpressionAttributeNames = map[string]string{"#st": "state"}
-	claim.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	items := []types.TransactWriteItem{withNow(claim, now)}
-	if c.Signature != nil {
-		items = append(items, withNow(s.sigPut(c.Signature, true), now))
-	}
-	reasons, err := s.transact(ctx, "claim idempotency key", items)
+// Accept implements inbound.Store with one TransactWriteItems: the
+// signature use, the completed idempotency record (claimed and completed
+// at once, on condition that no live record holds the key; a failed
+// condition returns the record that holds it), the message and its log
+// record.
+func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
+	items, sigIdx, keyIdx := s.acceptItems(a, now)
+	reasons, err := s.transact(ctx, "accept inbound message", items)
 	if chat.IsCode(err, chat.EConflict) {
-		e := chat.Errorf(chat.EIdempotencyKeyInUse, "A request with this Idempotency-Key is still being processed. Retry later.")
-		e.RetryAfter = 1
-		return 0, inbound.Record{}, e
+		if a.Key != nil {
+			// Another request's transaction on this key is in flight.
+			e := chat.Errorf(chat.EIdempotencyKeyInUse, "A request with this Idempotency-Key is still being processed. Retry later.")
+			e.RetryAfter, e.Err = 1, err
+			return 0, inbound.Record{}, e
+		}
+		return 0, inbound.Record{}, chat.Unavailable(err)
 	}
 	if err != nil {
 		return 0, inbound.Record{}, err
 	}
 	switch {
 	case reasons == nil:
-		return inbound.Claimed, inbound.Record{}, nil
-	case conditionFailed(reasons, 0):
+		return inbound.Written, inbound.Record{}, nil
+	case sigIdx >= 0 && conditionFailed(reasons, sigIdx):
+		return inbound.SignatureUsed, inbound.Record{}, nil
+	case keyIdx >= 0 && conditionFailed(reasons, keyIdx):
 		var old idemItem
-		if err := attributevalue.UnmarshalMap(reasons[0].Item, &old); err != nil {
+		if err := attributevalue.UnmarshalMap(reasons[keyIdx].Item, &old); err != nil {
 			return 0, inbound.Record{}, chat.Internal(err)
 		}
 		return inbound.KeyHeld, inbound.Record{
-			State: old.State, Fingerprint: old.Fingerprint, Owner: old.Owner,
+			State: old.State, Fingerprint: old.Fingerprint,
 			LockedUntil: time.Unix(old.LockedUntil, 0), ExpiresAt: time.Unix(old.Expires, 0),
 			Status: old.Status, Body: []byte(old.Body), MessageID: old.MessageID,
 		}, nil
-	case conditionFailed(reasons, 1):
-		return inbound.SignatureUsed, inbound.Record{}, nil
 	}
-	return 0, inbound.Record{}, chat.Internal(errors.New("dynamo: claim cancelled for an unexpected reason"))
+	return 0, inbound.Record{}, chat.Internal(fmt.Errorf("dynamo: accept cancelled for an unexpected reason: %s", reasonCodes(reasons)))
 }
 
-// Release implements inbound.Store: it deletes the claim only while this
-// request still holds it in progress.
-func (s *Store) Release(ctx context.Context, c inbound.Claim) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName:                 &s.table,
-		Key:                       key(idemPK(c.WebhookID, c.KeyHash), metaSK),
-		ConditionExpression:       aws.String("#st = :inprog AND #o = :owner"),
-		ExpressionAttributeNames:  map[string]string{"#st": "state", "#o": "owner"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":inprog": str(inbound.StateInProgress), ":owner": str(c.Owner)},
-	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return nil
-	}
-	return fail("release idempotency claim", err)
-}
-
-// Accept implements inbound.Store with one TransactWriteItems.
-func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.AcceptOutcome, error) {
-	items := []types.TransactWriteItem{
-		put(s.table, messageItemOf(a.Message), "attribute_not_exists(pk)", nil),
-		put(s.table, requestLogItemOf(a.Log), "attribute_not_exists(pk)", nil),
-	}
-	claimIdx, sigIdx := -1, -1
-	if c := a.Claim; c != nil {
-		claimIdx = len(items)
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			TableName:           &s.table,
-			Key:                 key(idemPK(c.WebhookID, c.KeyHash), metaSK),
-			UpdateExpression:    aws.String("SET #st = :done, #status = :status, body = :body, message_id = :mid REMOVE locked_until"),
-			ConditionExpression: aws.String("#st = :inprog AND #o = :owner"),
-			ExpressionAttributeNames: map[string]string{
-				"#st": "state", "#status": "status", "#o": "owner",
-			},
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":done": str(inbound.StateCompleted), ":inprog": str(inbound.StateInProgress), ":owner": str(c.Owner),
-				":status": num(int64(a.Status)), ":body": str(string(a.Body)), ":mid": str(a.Message.ID),
-			},
-		}})
-	}
+// acceptItems are the writes of Accept, with the indexes of the signature
+// and the idempotency record among them (-1 when absent).
+func (s *Store) acceptItems(a inbound.Acceptance, now time.Time) (items []types.TransactWriteItem, sigIdx, keyIdx int) {
+	sigIdx, keyIdx = -1, -1
 	if a.Signature != nil {
 		sigIdx = len(items)
-		items = append(items, withNow(s.sigPut(a.Signature, false), now))
+		items = append(items, s.sigWrite(a.Signature, now))
 	}
-	reasons, err := s.transact(ctx, "accept inbound message", items)
-	if chat.IsCode(err, chat.EConflict) {
-		return 0, chat.Unavailable(err)
+	if k := a.Key; k != nil {
+		it := idemItem{
+			PK: idemPK(k.WebhookID, k.KeyHash), SK: metaSK, State: inbound.StateCompleted, Key: k.Key,
+			Fingerprint: k.Fingerprint, Expires: epoch(k.ExpiresAt), TTL: epoch(k.ExpiresAt.Add(time.Hour)),
+			Status: a.Status, Body: string(a.Body), MessageID: a.Message.ID,
+		}
+		// A record in progress is an earlier version's claim: it holds the
+		// key until its lock expires.
+		claim := put(s.table, it, "attribute_not_exists(pk) OR expires_epoch <= :now OR (#st = :inprog AND locked_until <= :now)",
+			map[string]types.AttributeValue{":inprog": str(inbound.StateInProgress), ":now": num(now.Unix())})
+		claim.Put.ExpressionAttributeNames = map[string]string{"#st": "state"}
+		claim.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+		keyIdx = len(items)
+		items = append(items, claim)
 	}
-	if err != nil {
-		return 0, err
-	}
-	switch {
-	case reasons == nil:
-		return inbound.Accepted, nil
-	case claimIdx >= 0 && conditionFailed(reasons, claimIdx):
-		return inbound.ClaimLost, nil
-	case sigIdx >= 0 && conditionFailed(reasons, sigIdx):
-		return inbound.AcceptSignatureUsed, nil
-	}
-	return 0, chat.Internal(errors.New("dynamo: accept cancelled for an unexpected reason"))
+	items = append(items,
+		put(s.table, messageItemOf(a.Message), "attribute_not_exists(pk)", nil),
+		put(s.table, requestLogItemOf(a.Log), "attribute_not_exists(pk)", nil),
+	)
+	return items, sigIdx, keyIdx
 }
 
-// Log implements inbound.Store with one PutItem. It never overwrites: the
-// record of a request whose acceptance did commit, though its caller saw an
-// error, stays as written.
-func (s *Store) Log(ctx context.Context, rec chat.RequestLog) error {
+// Log implements inbound.Store: one PutItem, or with sig one
+// TransactWriteItems that also records (or checks) the signature.
+func (s *Store) Log(ctx context.Context, rec chat.RequestLog, sig *inbound.SignatureUse, now time.Time) (inbound.Outcome, error) {
+	if sig != nil {
+		// The record's id is this request's own: nothing else writes it.
+		reasons, err := s.transact(ctx, "put request log", []types.TransactWriteItem{
+			s.sigWrite(sig, now), put(s.table, requestLogItemOf(rec), "", nil),
+		})
+		switch {
+		case chat.IsCode(err, chat.EConflict):
+			return 0, chat.Unavailable(err)
+		case err != nil:
+			return 0, err
+		case reasons == nil:
+			return inbound.Written, nil
+		case conditionFailed(reasons, 0):
+			return inbound.SignatureUsed, nil
+		}
+		return 0, chat.Internal(fmt.Errorf("dynamo: put request log cancelled for an unexpected reason: %s", reasonCodes(reasons)))
+	}
 	av, err := attributevalue.MarshalMap(requestLogItemOf(rec))
 	if err != nil {
-		return chat.Internal(err)
+		return 0, chat.Internal(err)
 	}
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av, ConditionExpression: aws.String("attribute_not_exists(pk)")})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		return nil
+		return inbound.Written, nil
 	}
-	return fail("put request log", err)
+	if err != nil {
+		return 0, fail("put request log", err)
+	}
+	return inbound.Written, nil
+}
+
+// reasonCodes lists the codes of a cancelled transaction, for logs.
+func reasonCodes(reasons []types.CancellationReason) string {
+	codes := make([]string, len(reasons))
+	for i, r := range reasons {
+		codes[i] = aws.ToString(r.Code)
+	}
+	return strings.Join(codes, ",")
+}
+
+// DynamoDB's limits on what one transaction writes.
+const (
+	maxItemBytes        = 400 << 10
+	maxTransactionBytes = 4 << 20
+	maxTransactionItems = 100
+)
+
+// checkTransactionSize enforces DynamoDB's item and transaction size
+// limits before sending (moto does not enforce them): a breach is a bug in
+// the bounds of what we store, and must fail loudly rather than in AWS only.
+func checkTransactionSize(items []types.TransactWriteItem) error {
+	if len(items) > maxTransactionItems {
+		return fmt.Errorf("%d items in one transaction, over %d", len(items), maxTransactionItems)
+	}
+	total := 0
+	for _, it := range items {
+		var n int
+		switch {
+		case it.Put != nil:
+			n = itemSize(it.Put.Item)
+		case it.Update != nil:
+			n = itemSize(it.Update.Key) + valuesSize(it.Update.ExpressionAttributeValues)
+		case it.Delete != nil:
+			n = itemSize(it.Delete.Key)
+		case it.ConditionCheck != nil:
+			n = itemSize(it.ConditionCheck.Key)
+		}
+		if n > maxItemBytes {
+			return fmt.Errorf("an item of %d bytes, over %d", n, maxItemBytes)
+		}
+		total += n
+	}
+	if total > maxTransactionBytes {
+		return fmt.Errorf("a transaction of %d bytes, over %d", total, maxTransactionBytes)
+	}
+	return nil
+}
+
+func valuesSize(vals map[string]types.AttributeValue) int {
+	n := 0
+	for _, v := range vals {
+		n += attrSize(v)
+	}
+	return n
+}
+
+// itemSize is an item's size as DynamoDB counts it: the UTF-8 length of
+// every attribute name plus the size of its value.
+func itemSize(item map[string]types.AttributeValue) int {
+	n := 0
+	for name, v := range item {
+		n += len(name) + attrSize(v)
+	}
+	return n
+}
+
+// attrSize is the size of one value, rounded up where DynamoDB's rules are
+// approximate (numbers, and the overhead of maps and lists).
+func attrSize(v types.AttributeValue) int {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberN:
+		return len(v.Value)/2 + 2
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		return 1
+	case *types.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	case *types.AttributeValueMemberNS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)/2 + 2
+		}
+		return n
+	case *types.AttributeValueMemberBS:
+		n := 0
+		for _, b := range v.Value {
+			n += len(b)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		return 3 + len(v.Value) + itemSize(v.Value)
+	case *types.AttributeValueMemberL:
+		n := 3 + len(v.Value)
+		for _, e := range v.Value {
+			n += attrSize(e)
+		}
+		return n
+	}
+	return 0
 }
 
 // RequestLogs lists a webhook's request log newest first with one Query.

@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
@@ -23,6 +22,11 @@ const (
 	ReplayedHeader       = "Idempotent-Replayed"
 )
 
+// maxCountedBody is how much of a body the handler reads to count its size
+// for the request log: API Gateway's own limit (10 MB), so that in AWS the
+// count is always exact. Locally, reading stops there.
+const maxCountedBody = 10 << 20
+
 // Poster decides inbound webhook requests.
 type Poster interface {
 	Post(ctx context.Context, req inbound.Request) inbound.Result
@@ -34,23 +38,25 @@ type Poster interface {
 func InboundHandler(p Poster, now chat.Clock, m emf.Recorder) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req := inbound.Request{
-			WebhookID:       r.PathValue("webhook"),
-			MediaTypeErr:    CheckContentType(r),
-			SignatureHeader: signature.FromRequest(r.Header),
-			SourceIP:        clientIP(r),
-			UserAgent:       r.UserAgent(),
-			RequestID:       RequestID(r.Context()),
-			ReceivedAt:      now(),
+			WebhookID:    r.PathValue("webhook"),
+			MediaTypeErr: CheckContentType(r),
+			SourceIP:     clientIP(r),
+			UserAgent:    r.UserAgent(),
+			RequestID:    RequestID(r.Context()),
+			ReceivedAt:   now(),
 		}
-		if vals := r.Header.Values(WebhookSecretHeader); len(vals) > 0 {
-			req.SecretHeader, req.HasSecretHeader = vals[0], true
-		}
-		if vals := r.Header.Values(IdempotencyKeyHeader); len(vals) > 0 {
-			// The adapter splits header values on commas; a key is one value.
-			req.IdempotencyKey, req.HasKey = strings.Join(vals, ","), true
-		}
+		// Header, not r.Header: commas are part of a secret or a key.
+		req.SecretHeader, req.HasSecretHeader = Header(r, WebhookSecretHeader)
+		req.IdempotencyKey, req.HasKey = Header(r, IdempotencyKeyHeader)
+		req.SignatureHeader, _ = Header(r, signature.Header)
 		body, err := io.ReadAll(io.LimitReader(r.Body, inbound.MaxBodyBytes+1))
 		req.Body, req.TooLarge, req.ReadErr = body, len(body) > inbound.MaxBodyBytes || r.ContentLength > inbound.MaxBodyBytes, err
+		req.BodyBytes = len(body)
+		if err == nil && len(body) > inbound.MaxBodyBytes {
+			// Count the rest for the log without keeping it.
+			rest, _ := io.Copy(io.Discard, io.LimitReader(r.Body, maxCountedBody-int64(len(body))))
+			req.BodyBytes += int(rest)
+		}
 		res := p.Post(r.Context(), req)
 		if q := res.Quota; q != nil {
 			h := w.Header()

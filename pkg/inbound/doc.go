@@ -11,8 +11,10 @@
 // failure yields exactly one message (docs/delivery.md).
 //
 // AWS calls on a warm function (webhook settings cached in memory):
-// accepted without a key 2 (quota, accept), accepted with a key 3 (quota,
-// claim, accept); rejected before storage 2 (quota, log). Rejections that
-// depend on stored state (a replayed signature, a reused or busy key) cost
-// one read-and-write more, because the state has to be consulted.
+// accepted, with or without a key, 2 (quota, one accept transaction that
+// claims the key, records the signature and stores the message, its log
+// record and the idempotency result); rejected before storage 2 (quota,
+// log). Rejections that depend on stored state (a replayed signature, a
+// replay, a reused or busy key) cost one call more: the accept transaction
+// fails with the state, and the log is written after it.
 package inbound

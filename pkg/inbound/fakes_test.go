@@ -2,6 +2,9 @@ package inbound_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -39,83 +42,70 @@ func (q *memQuota) Hit(_ context.Context, ws string, window, _ time.Time) (int64
 }
 
 // memStore is an inbound.Store in memory, with the conditions of the
-// DynamoDB store: a live record holds its key, a fresh signature is used
-// once unless by a retry with the same key, and an acceptance completes
-// only a claim its request still holds.
+// DynamoDB store: a live record holds its key, and a fresh signature is
+// used once, unless again by a request with the same key. acceptErr and
+// logErr, when set, make those writes fail without writing.
 type memStore struct {
-	records  map[string]inbound.Record
-	sigs     map[string]inbound.SignatureUse
-	messages []chat.Message
-	logs     []chat.RequestLog
+	records   map[string]inbound.Record
+	sigs      map[string]inbound.SignatureUse
+	messages  []chat.Message
+	logs      []chat.RequestLog
+	acceptErr error
+	logErr    error
 }
 
 func newMemStore() *memStore {
 	return &memStore{records: map[string]inbound.Record{}, sigs: map[string]inbound.SignatureUse{}}
 }
 
-func (s *memStore) sigUsed(u *inbound.SignatureUse, withKey bool, now time.Time) bool {
+func (s *memStore) sigUsed(u *inbound.SignatureUse, now time.Time) bool {
 	old, ok := s.sigs[u.WebhookID+"#"+u.Hash]
 	if !ok || !now.Before(old.ExpiresAt) {
 		return false
 	}
-	return !withKey || old.KeyHash != u.KeyHash
+	return u.KeyHash == "" || old.KeyHash != u.KeyHash
 }
 
-func (s *memStore) Claim(_ context.Context, c inbound.Claim, now time.Time) (inbound.ClaimOutcome, inbound.Record, error) {
-	k := c.WebhookID + "#" + c.KeyHash
-	if rec, ok := s.records[k]; ok {
-		live := rec.State == inbound.StateCompleted && now.Before(rec.ExpiresAt) ||
-			rec.State == inbound.StateInProgress && now.Before(rec.LockedUntil)
-		if live {
-			return inbound.KeyHeld, rec, nil
-		}
+func (s *memStore) Accept(_ context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
+	if s.acceptErr != nil {
+		return 0, inbound.Record{}, s.acceptErr
 	}
-	if c.Signature != nil && s.sigUsed(c.Signature, true, now) {
+	if a.Signature != nil && s.sigUsed(a.Signature, now) {
 		return inbound.SignatureUsed, inbound.Record{}, nil
 	}
-	s.records[k] = inbound.Record{State: inbound.StateInProgress, Fingerprint: c.Fingerprint, Owner: c.Owner,
-		LockedUntil: c.LockedUntil, ExpiresAt: c.ExpiresAt}
-	if c.Signature != nil {
-		s.sigs[c.Signature.WebhookID+"#"+c.Signature.Hash] = *c.Signature
-	}
-	return inbound.Claimed, inbound.Record{}, nil
-}
-
-func (s *memStore) Release(_ context.Context, c inbound.Claim) error {
-	k := c.WebhookID + "#" + c.KeyHash
-	if rec, ok := s.records[k]; ok && rec.State == inbound.StateInProgress && rec.Owner == c.Owner {
-		delete(s.records, k)
-	}
-	return nil
-}
-
-func (s *memStore) Accept(_ context.Context, a inbound.Acceptance, now time.Time) (inbound.AcceptOutcome, error) {
-	var k string
-	if c := a.Claim; c != nil {
-		k = c.WebhookID + "#" + c.KeyHash
-		if rec, ok := s.records[k]; !ok || rec.State != inbound.StateInProgress || rec.Owner != c.Owner {
-			return inbound.ClaimLost, nil
+	if k := a.Key; k != nil {
+		if rec, ok := s.records[k.WebhookID+"#"+k.KeyHash]; ok {
+			live := rec.State == inbound.StateCompleted && now.Before(rec.ExpiresAt) ||
+				rec.State == inbound.StateInProgress && now.Before(rec.LockedUntil)
+			if live {
+				return inbound.KeyHeld, rec, nil
+			}
 		}
-	}
-	if a.Signature != nil && s.sigUsed(a.Signature, false, now) {
-		return inbound.AcceptSignatureUsed, nil
-	}
-	if a.Claim != nil {
-		rec := s.records[k]
-		rec.State, rec.Status, rec.Body, rec.MessageID = inbound.StateCompleted, a.Status, a.Body, a.Message.ID
-		s.records[k] = rec
+		s.records[k.WebhookID+"#"+k.KeyHash] = inbound.Record{State: inbound.StateCompleted, Fingerprint: k.Fingerprint,
+			ExpiresAt: k.ExpiresAt, Status: a.Status, Body: a.Body, MessageID: a.Message.ID}
 	}
 	if a.Signature != nil {
 		s.sigs[a.Signature.WebhookID+"#"+a.Signature.Hash] = *a.Signature
 	}
 	s.messages = append(s.messages, a.Message)
 	s.logs = append(s.logs, a.Log)
-	return inbound.Accepted, nil
+	return inbound.Written, inbound.Record{}, nil
 }
 
-func (s *memStore) Log(_ context.Context, rec chat.RequestLog) error {
+func (s *memStore) Log(_ context.Context, rec chat.RequestLog, sig *inbound.SignatureUse, now time.Time) (inbound.Outcome, error) {
+	if s.logErr != nil {
+		return 0, s.logErr
+	}
+	if sig != nil {
+		if s.sigUsed(sig, now) {
+			return inbound.SignatureUsed, nil
+		}
+		if !sig.CheckOnly {
+			s.sigs[sig.WebhookID+"#"+sig.Hash] = *sig
+		}
+	}
 	s.logs = append(s.logs, rec)
-	return nil
+	return inbound.Written, nil
 }
 
 var (
@@ -123,3 +113,11 @@ var (
 	_ inbound.QuotaCounter = (*memQuota)(nil)
 	_ inbound.Store        = (*memStore)(nil)
 )
+
+// hashOf is the hash an idempotency key is stored under.
+func hashOf(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+func asError(err error, target **chat.Error) bool { return errors.As(err, target) }

@@ -116,6 +116,7 @@ func FuzzInboundBody(f *testing.F) {
 		second := post(t, svc, store, req, secret)
 		switch {
 		case first.Err != nil:
+			// A refused request records no signature: the same answer again.
 			if chat.ErrorCode(second.Err) != chat.ErrorCode(first.Err) {
 				t.Fatalf("sent twice: refused %s, then %v", chat.ErrorCode(first.Err), second.Err)
 			}
@@ -133,6 +134,14 @@ func FuzzInboundBody(f *testing.F) {
 		default:
 			if second.Err != nil || second.Replayed || len(store.messages) != msgs+1 {
 				t.Fatalf("static request sent twice without a key: second %+v, want a second message", second)
+			}
+		}
+		if webhook == fuzzSigned && req.HasKey && first.Err == nil {
+			// A signature never posts two messages: not even without the
+			// key that made its resend a retry.
+			req.IdempotencyKey, req.HasKey = "", false
+			if third := post(t, svc, store, req, secret); !chat.IsCode(third.Err, chat.ESignatureReplayed) {
+				t.Fatalf("signed request sent again without its key: %+v, want %s", third, chat.ESignatureReplayed)
 			}
 		}
 	})

@@ -31,6 +31,9 @@ type Request struct {
 	// Body holds at most MaxBodyBytes+1 bytes; TooLarge says there was more.
 	Body     []byte
 	TooLarge bool
+	// BodyBytes is the size of the whole body received, which may be more
+	// than len(Body); the request log keeps it.
+	BodyBytes int
 	// ReadErr is set when the body could not be read; such a request is
 	// still counted and logged, and refused as invalid_json.
 	ReadErr error
@@ -72,9 +75,6 @@ type Service struct {
 	Store   Store
 	IDs     *chat.IDs
 	Now     chat.Clock
-	// LockTimeout is how long a claimed key blocks other requests with the
-	// same key when its holder dies without finishing.
-	LockTimeout time.Duration
 }
 
 // post is a validated request body.
@@ -100,7 +100,7 @@ func (s *Service) Post(ctx context.Context, req Request) Result {
 	d := &decision{svc: s, req: req, cfg: cfg, log: chat.RequestLog{
 		ID: s.IDs.New(req.ReceivedAt), WorkspaceID: cfg.Workspace.ID, WebhookID: cfg.Webhook.ID,
 		ReceivedAt: req.ReceivedAt, IdempotencyKey: printableKey(req), AuthScheme: scheme(cfg),
-		SourceIP: req.SourceIP, UserAgent: truncate(req.UserAgent, maxUserAgent), BodyBytes: len(req.Body),
+		SourceIP: req.SourceIP, UserAgent: truncate(req.UserAgent, maxUserAgent), BodyBytes: max(req.BodyBytes, len(req.Body)),
 	}}
 	return d.run(ctx)
 }
@@ -147,22 +147,40 @@ func (d *decision) run(ctx context.Context) Result {
 	if err != nil {
 		return d.reject(ctx, err)
 	}
-	// Step 5: body.
+	if sig != nil && d.req.HasKey && validKey(d.req.IdempotencyKey) {
+		// A resend with the same key is a retry, not a replay (step 4).
+		sig.KeyHash = hashKey(d.req.IdempotencyKey)
+	}
+	// Step 5: body. A signature is judged (step 4) before the body, but
+	// whether it was used needs the store: the log write checks it.
 	if d.req.MediaTypeErr != nil {
-		return d.reject(ctx, d.req.MediaTypeErr)
+		return d.refuse(ctx, d.req.MediaTypeErr, checkOnly(sig))
 	}
 	if jsonErr != nil {
-		return d.reject(ctx, jsonErr)
+		return d.refuse(ctx, jsonErr, checkOnly(sig))
 	}
 	p, err := d.validate(obj)
 	if err != nil {
-		return d.reject(ctx, err)
+		return d.refuse(ctx, err, checkOnly(sig))
 	}
-	// Step 6: Idempotency-Key.
+	// Step 6: Idempotency-Key. A malformed key is refused at the door: the
+	// request never reaches the idempotency lookup and posts nothing, so
+	// its signature is only checked. Past it, a signature counts as
+	// accepted and is recorded, whatever the answer.
 	if d.req.HasKey && !validKey(d.req.IdempotencyKey) {
-		return d.reject(ctx, chat.Errorf(chat.EInvalidIdempotencyKey, "The Idempotency-Key header must be 1 to 255 printable ASCII characters."))
+		return d.refuse(ctx, chat.Errorf(chat.EInvalidIdempotencyKey, "The Idempotency-Key header must be 1 to 255 printable ASCII characters."), checkOnly(sig))
 	}
 	return d.accept(ctx, p, sig, now)
+}
+
+// checkOnly is sig, to be checked unused but not recorded.
+func checkOnly(sig *SignatureUse) *SignatureUse {
+	if sig == nil {
+		return nil
+	}
+	c := *sig
+	c.CheckOnly = true
+	return &c
 }
 
 // authenticate applies the webhook's scheme and returns the signature use
@@ -222,7 +240,9 @@ func (d *decision) validate(obj jsonbody.Object) (post, error) {
 	return p, v.Err()
 }
 
-// accept stores the message (steps 6 and 7).
+// accept stores the message (steps 6 and 7) with one transaction that
+// also claims the key and records the signature: nothing but DynamoDB runs
+// between the claim and the completion, so no in-progress state is written.
 func (d *decision) accept(ctx context.Context, p post, sig *SignatureUse, now time.Time) Result {
 	wh := d.cfg.Webhook
 	msg := chat.Message{
@@ -232,97 +252,98 @@ func (d *decision) accept(ctx context.Context, p post, sig *SignatureUse, now ti
 		Status: chat.MessageQueued, CreatedAt: now,
 	}
 	body := AcceptedBody(msg)
-	var claim *Claim
+	fp := fingerprint(p)
+	var key *KeyUse
 	if d.req.HasKey {
-		claim = &Claim{
-			WebhookID: wh.ID, Key: d.req.IdempotencyKey, KeyHash: hashKey(d.req.IdempotencyKey),
-			Fingerprint: fingerprint(p), Owner: d.log.ID,
-			LockedUntil: now.Add(d.svc.lockTimeout()), ExpiresAt: now.Add(IdempotencyTTL), Signature: sig,
-		}
-		if sig != nil {
-			sig.KeyHash = claim.KeyHash
-		}
-		outcome, rec, err := d.svc.Store.Claim(ctx, *claim, now)
-		if err != nil {
-			// The claim may have committed though its answer was lost.
-			d.release(ctx, claim)
-			return d.reject(ctx, err)
-		}
-		switch outcome {
-		case SignatureUsed:
-			return d.reject(ctx, errReplayed())
-		case KeyHeld:
-			return d.held(ctx, rec, claim.Fingerprint, now)
-		}
-		sig = nil // recorded with the claim
+		key = &KeyUse{WebhookID: wh.ID, Key: d.req.IdempotencyKey, KeyHash: hashKey(d.req.IdempotencyKey),
+			Fingerprint: fp, ExpiresAt: now.Add(IdempotencyTTL)}
 	}
 	d.log.Status, d.log.Outcome, d.log.MessageID = 202, chat.OutcomeAccepted, msg.ID
 	d.log.DurationMS = d.svc.Now().Sub(d.req.ReceivedAt).Milliseconds()
-	outcome, err := d.svc.Store.Accept(ctx, Acceptance{Message: msg, Log: d.log, Claim: claim, Status: 202, Body: body, Signature: sig}, now)
-	if err != nil {
-		d.release(ctx, claim)
-		d.log.Status, d.log.Outcome, d.log.MessageID = 0, "", ""
+	outcome, rec, err := d.svc.Store.Accept(ctx, Acceptance{Message: msg, Log: d.log, Key: key, Status: 202, Body: body, Signature: sig}, now)
+	d.log.Status, d.log.Outcome, d.log.MessageID = 0, "", ""
+	switch {
+	case chat.IsCode(err, chat.EIdempotencyKeyInUse):
+		// Nothing was written: another request's transaction holds the key.
+		return d.refuse(ctx, err, sig)
+	case err != nil:
+		// The transaction may have committed though its answer was lost;
+		// the log write then keeps the record it wrote.
 		return d.reject(ctx, err)
-	}
-	switch outcome {
-	case AcceptSignatureUsed:
-		d.log.MessageID = ""
+	case outcome == SignatureUsed:
 		return d.reject(ctx, errReplayed())
-	case ClaimLost:
-		d.log.MessageID = ""
-		return d.reject(ctx, errInUse(1))
+	case outcome == KeyHeld:
+		return d.held(ctx, rec, fp, sig, now)
 	}
 	return Result{Status: 202, Body: body, Quota: d.quota}
 }
 
-// release gives up this request's claim after a failure, so that a retry
-// need not wait for the lock to expire. The store only deletes a claim
-// still in progress and owned by this request.
-func (d *decision) release(ctx context.Context, c *Claim) {
-	if c == nil {
-		return
-	}
-	if err := d.svc.Store.Release(context.WithoutCancel(ctx), *c); err != nil {
-		slog.WarnContext(ctx, "release idempotency claim", "error", err.Error())
-	}
-}
-
-// held answers a request whose key a live record holds.
-func (d *decision) held(ctx context.Context, rec Record, fp string, now time.Time) Result {
-	if rec.Fingerprint != fp {
-		return d.reject(ctx, chat.Errorf(chat.EIdempotencyKeyReused, "This Idempotency-Key was already used with a different request."))
-	}
-	if rec.State != StateCompleted {
+// held answers a request whose key a live record holds, and records its
+// signature: it reached step 6.
+func (d *decision) held(ctx context.Context, rec Record, fp string, sig *SignatureUse, now time.Time) Result {
+	switch {
+	case rec.Fingerprint != fp:
+		return d.refuse(ctx, chat.Errorf(chat.EIdempotencyKeyReused, "This Idempotency-Key was already used with a different request."), sig)
+	case rec.State != StateCompleted:
 		wait := int(rec.LockedUntil.Sub(now).Seconds() + 0.999)
-		return d.reject(ctx, errInUse(max(1, wait)))
+		return d.refuse(ctx, errInUse(max(1, wait)), sig)
 	}
 	d.log.Status, d.log.Outcome, d.log.MessageID = rec.Status, chat.OutcomeReplayed, rec.MessageID
-	d.write(ctx)
+	if err := d.record(ctx, sig); err != nil {
+		d.log.Status, d.log.Outcome, d.log.MessageID = 0, "", ""
+		return d.reject(ctx, err)
+	}
 	return Result{Status: rec.Status, Body: rec.Body, Replayed: true, Quota: d.quota}
+}
+
+// refuse is reject for a request that authenticated with sig: the log write
+// records sig (or checks it), and a used signature turns the answer into
+// signature_replayed, which the contract judges first (step 4).
+func (d *decision) refuse(ctx context.Context, err error, sig *SignatureUse) Result {
+	if sig == nil {
+		return d.reject(ctx, err)
+	}
+	code := chat.ErrorCode(err)
+	d.log.Status, d.log.Outcome, d.log.ErrorCode = chat.Status(code), chat.OutcomeRejected, code
+	if rerr := d.record(ctx, sig); rerr != nil {
+		d.log.ErrorCode = ""
+		return d.reject(ctx, rerr)
+	}
+	return Result{Err: err, Quota: d.quota}
+}
+
+// record writes the log record with sig. It returns signature_replayed when
+// the signature was used, and the store's error when a signature to record
+// could not be: answering as if it were would leave it usable again. A
+// failed check only (sig.CheckOnly) keeps the answer, which posts nothing.
+func (d *decision) record(ctx context.Context, sig *SignatureUse) error {
+	outcome, err := d.write(ctx, sig)
+	switch {
+	case outcome == SignatureUsed:
+		return errReplayed()
+	case err != nil && sig != nil && !sig.CheckOnly:
+		return err
+	}
+	return nil
 }
 
 // reject logs a refused request (from the quota step on) and answers it.
 func (d *decision) reject(ctx context.Context, err error) Result {
 	code := chat.ErrorCode(err)
 	d.log.Status, d.log.Outcome, d.log.ErrorCode = chat.Status(code), chat.OutcomeRejected, code
-	d.write(ctx)
+	d.write(ctx, nil)
 	return Result{Err: err, Quota: d.quota}
 }
 
-// write stores the log record; a failure to log must not change the
-// answer, so it is only reported.
-func (d *decision) write(ctx context.Context) {
+// write stores the log record (with sig, see Store.Log); a failure to log
+// must not change the answer, so it is only reported.
+func (d *decision) write(ctx context.Context, sig *SignatureUse) (Outcome, error) {
 	d.log.DurationMS = d.svc.Now().Sub(d.req.ReceivedAt).Milliseconds()
-	if err := d.svc.Store.Log(context.WithoutCancel(ctx), d.log); err != nil {
+	outcome, err := d.svc.Store.Log(context.WithoutCancel(ctx), d.log, sig, d.svc.Now())
+	if err != nil {
 		slog.WarnContext(ctx, "write inbound request log", "error", err.Error(), "webhook_id", d.log.WebhookID)
 	}
-}
-
-func (s *Service) lockTimeout() time.Duration {
-	if s.LockTimeout > 0 {
-		return s.LockTimeout
-	}
-	return 15 * time.Second
+	return outcome, err
 }
 
 // AcceptedBody is the 202 body of an accepted message; it is stored with

@@ -15,7 +15,10 @@ type QuotaCounter interface {
 	Hit(ctx context.Context, workspaceID string, window, expires time.Time) (int64, error)
 }
 
-// Idempotency record states.
+// Idempotency record states. This version writes only completed records:
+// the key is claimed in the transaction that stores the message. A record
+// in progress can only come from an earlier version's separate claim (for
+// instance during a deployment); it holds its key until LockedUntil.
 const (
 	StateInProgress = "in_progress"
 	StateCompleted  = "completed"
@@ -25,7 +28,6 @@ const (
 type Record struct {
 	State       string
 	Fingerprint string
-	Owner       string
 	LockedUntil time.Time
 	ExpiresAt   time.Time
 	Status      int
@@ -33,85 +35,74 @@ type Record struct {
 	MessageID   string
 }
 
+// KeyUse is the idempotency record an accepted request with a key writes,
+// completed with the acceptance's Status and Body.
+type KeyUse struct {
+	WebhookID string
+	Key       string
+	// KeyHash is the SHA-256 of Key; the record is stored under it.
+	KeyHash     string
+	Fingerprint string
+	ExpiresAt   time.Time
+}
+
 // SignatureUse records that a signature was accepted for a webhook, so that
-// it cannot be replayed while it is fresh.
+// it cannot be used again while it is fresh.
 type SignatureUse struct {
 	WebhookID string
 	// Hash is the SHA-256 of the matched v1 value.
 	Hash string
-	// KeyHash is the hash of the request's Idempotency-Key, or "": a
+	// KeyHash is the hash of the request's valid Idempotency-Key, or "": a
 	// retry with the same key may use the signature again.
 	KeyHash   string
 	ExpiresAt time.Time
+	// CheckOnly: the request did not reach step 6 (its body was refused),
+	// so the signature is only checked unused, not recorded.
+	CheckOnly bool
 }
-
-// Claim takes an Idempotency-Key for one request while it is processed.
-type Claim struct {
-	WebhookID   string
-	Key         string
-	KeyHash     string
-	Fingerprint string
-	// Owner identifies the request holding the claim.
-	Owner       string
-	LockedUntil time.Time
-	ExpiresAt   time.Time
-	// Signature, when set, is recorded in the same transaction.
-	Signature *SignatureUse
-}
-
-// ClaimOutcome is the result of a claim.
-type ClaimOutcome int
-
-// Claim outcomes.
-const (
-	// Claimed: the key is now held by this request.
-	Claimed ClaimOutcome = iota
-	// KeyHeld: a live record holds the key; it is returned.
-	KeyHeld
-	// SignatureUsed: the signature was already accepted.
-	SignatureUsed
-)
 
 // Acceptance is everything an accepted request writes, atomically.
 type Acceptance struct {
 	Message chat.Message
 	Log     chat.RequestLog
-	// Claim, when set, is completed with Status and Body; the write fails
-	// with ClaimLost if the claim is no longer this request's.
-	Claim  *Claim
+	// Key, when set, is recorded as completed with Status and Body, unless
+	// a live record holds it.
+	Key    *KeyUse
 	Status int
 	Body   []byte
-	// Signature, when set (requests without a key), is recorded; the
-	// write fails with SignatureUsed if it was.
+	// Signature, when set, is recorded, unless it was used.
 	Signature *SignatureUse
 }
 
-// AcceptOutcome is the result of an acceptance.
-type AcceptOutcome int
+// Outcome is the result of a conditional write.
+type Outcome int
 
-// Accept outcomes.
+// Outcomes of Store's writes.
 const (
-	Accepted AcceptOutcome = iota
-	// AcceptSignatureUsed: the signature was already accepted.
-	AcceptSignatureUsed
-	// ClaimLost: another request took over the key (this one's lock had
-	// expired); nothing was written.
-	ClaimLost
+	// Written: everything was written.
+	Written Outcome = iota
+	// SignatureUsed: the signature was already accepted, and not by a
+	// request with the same Idempotency-Key; nothing was written.
+	SignatureUsed
+	// KeyHeld: a live idempotency record holds the key (returned with the
+	// outcome); nothing was written.
+	KeyHeld
 )
 
 // Store is the storage of the inbound path.
 type Store interface {
-	// Claim takes c.Key (and records c.Signature) in one transaction, unless
-	// a record that is completed and not expired, or in progress and
-	// locked, holds it (KeyHeld, with that record), or the signature was
-	// used (SignatureUsed). Errors: EUnavailable.
-	Claim(ctx context.Context, c Claim, now time.Time) (ClaimOutcome, Record, error)
-	// Release gives up a claim this request still holds, after a failure,
-	// so that a retry need not wait for the lock to expire.
-	Release(ctx context.Context, c Claim) error
-	// Accept writes the message, its log record and the idempotency result
-	// in one transaction. Errors: EUnavailable.
-	Accept(ctx context.Context, a Acceptance, now time.Time) (AcceptOutcome, error)
-	// Log writes one request log record. Errors: EUnavailable.
-	Log(ctx context.Context, rec chat.RequestLog) error
+	// Accept writes the signature use, the idempotency record, the message
+	// and its log record in one transaction. A live record is completed and
+	// not expired, or in progress and locked. SignatureUsed takes precedence
+	// over KeyHeld when both hold. Errors: EIdempotencyKeyInUse (a.Key set)
+	// when the transaction kept colliding with another one on the same
+	// items; EUnavailable.
+	Accept(ctx context.Context, a Acceptance, now time.Time) (Outcome, Record, error)
+	// Log writes one request log record. With sig, it does so in one
+	// transaction that also records sig (or, with sig.CheckOnly, checks that
+	// it is unused), and writes nothing when the signature was used
+	// (SignatureUsed). Without sig it never overwrites a record: the record
+	// of a request whose acceptance did commit, though its caller saw an
+	// error, stays as written. Errors: EUnavailable.
+	Log(ctx context.Context, rec chat.RequestLog, sig *SignatureUse, now time.Time) (Outcome, error)
 }

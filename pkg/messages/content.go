@@ -2,6 +2,7 @@ package messages
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -10,12 +11,13 @@ import (
 const MaxContentLen = 40000
 
 // CheckContent returns the contract's complaint about a message's content,
-// or "" when it is acceptable: not blank after trimming, at most
-// MaxContentLen characters. The content is stored as sent, untrimmed:
-// leading indentation and trailing newlines can matter (code, lists).
+// or "" when it is acceptable: not blank, at most MaxContentLen characters.
+// Blank means nothing visible: only characters that Invisible reports. The
+// content is stored as sent, untrimmed: leading indentation and trailing
+// newlines can matter (code, lists).
 func CheckContent(s string) string {
 	switch {
-	case strings.TrimSpace(s) == "":
+	case strings.IndexFunc(s, visible) < 0:
 		return "The content field is required."
 	case !utf8.ValidString(s):
 		return "The content field must be a valid UTF-8 string."
@@ -23,4 +25,23 @@ func CheckContent(s string) string {
 		return "The content field must not be greater than 40000 characters."
 	}
 	return ""
+}
+
+func visible(r rune) bool { return !Invisible(r) }
+
+// blankGlyphs are characters of no invisible category or property that
+// every font draws as nothing, and that are used to fake an empty message.
+var blankGlyphs = &unicode.RangeTable{R16: []unicode.Range16{
+	{Lo: 0x2800, Hi: 0x2800, Stride: 1}, // BRAILLE PATTERN BLANK
+}}
+
+// Invisible reports whether r renders as nothing on its own: white space
+// and separators (Zs, Zl, Zp), controls (Cc), format characters (Cf: zero
+// width space and joiners, bidi marks, U+FEFF, U+2060, U+180E, tags),
+// variation selectors, the other default-ignorable code points (U+034F,
+// the Hangul fillers U+115F, U+1160, U+3164, U+FFA0, ...), and the blank
+// Braille pattern U+2800.
+func Invisible(r rune) bool {
+	return unicode.IsSpace(r) || unicode.In(r, unicode.Zs, unicode.Zl, unicode.Zp, unicode.Cc, unicode.Cf,
+		unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point, blankGlyphs)
 }

@@ -7,10 +7,13 @@
 //	X-Service-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>...]
 //
 // where each v1 is the lowercase hex HMAC-SHA256, keyed by the webhook's
-// signing secret, of the string "<t>.<raw body>". A sender rotating its
-// secret sends one v1 per secret; one match is enough. Entries under other
-// keys (v0=, ...) are ignored. A timestamp more than Tolerance away from the
-// receiver's clock, in either direction, is refused.
+// signing secret, of the string "<t>.<raw body>", t exactly as sent in the
+// header. t is 1 to 12 ASCII digits (leading zeros allowed, and signed with
+// the rest; no sign). A sender rotating its secret sends one v1 per secret;
+// one match is enough. Entries under other keys (v0=, ...) are ignored. A
+// header holds at most 32 items (so at most 31 v1 entries) and 8192 bytes.
+// A timestamp whose value is more than Tolerance away from the receiver's
+// clock, in either direction, is refused.
 //
 // Verify returns the v1 value that matched; the caller stores it for the
 // webhook to refuse a replay of the same signed request.

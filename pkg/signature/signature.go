@@ -41,17 +41,24 @@ var (
 )
 
 // Sign returns the v1 signature of body at time t under secret: the
-// lowercase hex HMAC-SHA256 of "<t>.<body>".
+// lowercase hex HMAC-SHA256 of "<t>.<body>", t in decimal without leading
+// zeros.
 func Sign(secret []byte, t int64, body []byte) string {
+	var ts [24]byte
+	return SignText(secret, strconv.AppendInt(ts[:0], t, 10), body)
+}
+
+// SignText is Sign over the timestamp text t exactly as it will be sent in
+// the header's t= item: the HMAC covers those bytes, not their value.
+func SignText(secret []byte, t []byte, body []byte) string {
 	var sum [sha256.Size]byte
 	return hex.EncodeToString(mac(secret, t, body, sum[:0]))
 }
 
 // mac appends the raw HMAC-SHA256 of "<t>.<body>" to dst.
-func mac(secret []byte, t int64, body []byte, dst []byte) []byte {
+func mac(secret []byte, t []byte, body []byte, dst []byte) []byte {
 	m := hmac.New(sha256.New, secret)
-	var ts [24]byte
-	m.Write(strconv.AppendInt(ts[:0], t, 10))
+	m.Write(t)
 	m.Write([]byte{'.'})
 	m.Write(body)
 	return m.Sum(dst)
@@ -84,8 +91,11 @@ func FromRequest(h http.Header) string {
 
 // Parsed is a parsed signature header.
 type Parsed struct {
-	// T is the signed timestamp, in unix seconds.
+	// T is the signed timestamp, in unix seconds: the value of TText.
 	T int64
+	// TText is the t item's value exactly as sent. The signature covers
+	// these bytes ("<TText>.<body>"), as Stripe's libraries compute it.
+	TText string
 	// V1 holds the v1 values in header order. A value that is not 64
 	// lowercase hex characters is kept but never matches.
 	V1 []string
@@ -94,8 +104,10 @@ type Parsed struct {
 // Parse parses a signature header. Items are separated by commas and
 // trimmed of spaces and tabs; empty items are skipped; each other item is
 // key=value with a non-empty key (split at the first '='). Exactly one t,
-// of 1 to 12 decimal digits, and at least one v1 are required; other keys
-// are ignored.
+// of 1 to 12 ASCII decimal digits (leading zeros allowed: they are signed
+// with the rest; no sign, no space, no fraction), and at least one v1 are
+// required; other keys are ignored. At most 32 items in all, so at most 31
+// v1 entries.
 //
 // Parse returns a *chat.Error with code chat.EMissingSignature when header
 // is empty or blank, and chat.EInvalidSignatureHeader when it breaks the
@@ -135,7 +147,7 @@ func Parse(header string) (Parsed, error) {
 			if !ok {
 				return Parsed{}, invalidHeader(errBadT)
 			}
-			p.T, haveT = t, true
+			p.T, p.TText, haveT = t, value, true
 		case "v1":
 			p.V1 = append(p.V1, value)
 		}
@@ -150,7 +162,8 @@ func Parse(header string) (Parsed, error) {
 }
 
 // parseT accepts 1 to 12 decimal digits and nothing else: no sign, no
-// spaces. Twelve digits reach the year 33658, and cannot overflow.
+// spaces. Twelve digits (leading zeros count) reach the year 33658, and
+// cannot overflow.
 func parseT(s string) (int64, bool) {
 	if s == "" || len(s) > maxTDigits {
 		return 0, false
@@ -171,8 +184,8 @@ func trim(s string) string { return strings.Trim(s, " \t") }
 // Verify checks a signature header against body and secret at time now. It
 // returns the v1 value that matched, which the caller keeps to refuse a
 // replay. Every v1 is compared in constant time with the one expected
-// signature; the timestamp is judged in whole seconds, and one exactly
-// Tolerance away is accepted.
+// signature, the HMAC over t as sent (TText); freshness is judged on t's
+// value in whole seconds, and one exactly Tolerance away is accepted.
 //
 // Verify returns a *chat.Error with code chat.EMissingSignature for an empty
 // header, chat.EInvalidSignatureHeader for one Parse rejects,
@@ -194,7 +207,7 @@ func Verify(header string, secret []byte, body []byte, now time.Time) (matched s
 	}
 	var sum [sha256.Size]byte
 	var want [2 * sha256.Size]byte
-	hex.Encode(want[:], mac(secret, p.T, body, sum[:0]))
+	hex.Encode(want[:], mac(secret, []byte(p.TText), body, sum[:0]))
 	for _, v := range p.V1 {
 		// hmac.Equal returns early only on a length mismatch, and the
 		// length of a signature is public.

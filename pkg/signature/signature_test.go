@@ -124,8 +124,70 @@ func TestParse(t *testing.T) {
 			if got.T != tc.want.T || !slices.Equal(got.V1, tc.want.V1) {
 				t.Fatalf("Parse(%q) = %+v, want %+v", tc.header, got, tc.want)
 			}
+			if want := strconv.FormatInt(got.T, 10); strings.TrimLeft(got.TText, "0") != strings.TrimLeft(want, "0") || got.TText == "" {
+				t.Fatalf("Parse(%q): TText %q, want the digits of %s as sent", tc.header, got.TText, want)
+			}
 		})
 	}
+}
+
+// The HMAC covers t exactly as sent (as Stripe's libraries compute it); its
+// numeric value only decides freshness.
+func TestVerifySignsTAsSent(t *testing.T) {
+	tsText := strconv.FormatInt(ts, 10)
+	padded := "00" + tsText
+	overPadded := signature.SignText(secret, []byte(padded), body)
+	overValue := signature.Sign(secret, ts, body)
+	twelve := strings.Repeat("0", 12-len(tsText)) + tsText
+	overTwelve := signature.SignText(secret, []byte(twelve), body)
+	for _, tc := range []struct {
+		name, header, code, matched string
+		now                         time.Time
+	}{
+		{name: "leading zeros, signed as sent", header: "t=" + padded + ",v1=" + overPadded, matched: overPadded},
+		{name: "leading zeros, signed over the value", header: "t=" + padded + ",v1=" + overValue, code: chat.EInvalidSignature},
+		{name: "no zeros, signed over the padded text", header: "t=" + tsText + ",v1=" + overPadded, code: chat.EInvalidSignature},
+		{name: "12 characters with zeros", header: "t=" + twelve + ",v1=" + overTwelve, matched: overTwelve},
+		{name: "13 characters with zeros", header: "t=0" + twelve + ",v1=" + signature.SignText(secret, []byte("0"+twelve), body), code: chat.EInvalidSignatureHeader},
+		{name: "padded and stale: freshness on the value", header: "t=" + padded + ",v1=" + overPadded, now: now.Add(301 * time.Second), code: chat.ESignatureExpired},
+		{name: "padded at the edge", header: "t=" + padded + ",v1=" + overPadded, now: now.Add(300 * time.Second), matched: overPadded},
+		{name: "plus sign", header: "t=+" + tsText + ",v1=" + signature.SignText(secret, []byte("+"+tsText), body), code: chat.EInvalidSignatureHeader},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			at := now
+			if !tc.now.IsZero() {
+				at = tc.now
+			}
+			matched, err := signature.Verify(tc.header, secret, body, at)
+			if tc.code != "" {
+				if err == nil {
+					t.Fatalf("Verify(%q): got match %q, want error %s", tc.header, matched, tc.code)
+				}
+				wantCode(t, err, tc.code)
+				return
+			}
+			if err != nil || matched != tc.matched {
+				t.Fatalf("Verify(%q): got %q, %v, want match %s", tc.header, matched, err, tc.matched)
+			}
+		})
+	}
+	if overPadded == overValue {
+		t.Fatalf("the HMAC over %q equals the one over %q", padded, tsText)
+	}
+}
+
+// A header carries at most 32 items, so at most 31 v1 entries beside its t:
+// a sender rotating secrets needs two.
+func TestVerifyV1Cap(t *testing.T) {
+	good := signature.Sign(secret, ts, body)
+	h64 := strings.Repeat("0", 64)
+	last := signature.Format(ts, append(slices.Repeat([]string{h64}, 30), good)...)
+	if m, err := signature.Verify(last, secret, body, now); err != nil || m != good {
+		t.Fatalf("31 v1 entries, the last matching: got %q, %v, want a match", m, err)
+	}
+	over := signature.Format(ts, append(slices.Repeat([]string{h64}, 31), good)...)
+	_, err := signature.Verify(over, secret, body, now)
+	wantCode(t, err, chat.EInvalidSignatureHeader)
 }
 
 func TestParseRejects(t *testing.T) {
