@@ -148,6 +148,9 @@ func (s *Store) OutboundWebhooks(_ context.Context, ws, after string, limit int)
 	i := sort.Search(len(all), func(i int) bool { return all[i].ID > after })
 	end := min(i+limit, len(all))
 	p := chat.Page[chat.OutboundWebhook]{Items: all[i:end]}
+	for _, o := range p.Items {
+		p.After = append(p.After, o.ID)
+	}
 	if end < len(all) {
 		p.Next = all[end-1].ID
 	}

@@ -208,7 +208,28 @@ type RequestLog struct {
 
 // Page is one page of a list: the items and an opaque position after the
 // last one, empty when there is no more.
+//
+// After holds the position right after each item: listing from After[i]
+// starts with the item that follows Items[i]. A reader that can show only
+// the first i+1 items (the HTTP layer ends a page before 1 MiB) continues
+// from After[i], so no item is skipped or repeated. Next is "" or
+// After[len(Items)-1]; a store may set Next with fewer items than asked
+// for (its own page ended), never with none.
 type Page[T any] struct {
 	Items []T
+	After []string
 	Next  string
+}
+
+// Rest returns the position after the first n items of p, n >= 1: the
+// start of the following page when a reader shows only those, "" when no
+// item follows them. ok is false when p does not record that position.
+func (p Page[T]) Rest(n int) (position string, ok bool) {
+	switch {
+	case n == len(p.Items):
+		return p.Next, true
+	case n < 1 || n > len(p.Items) || len(p.After) != len(p.Items) || p.After[n-1] == "":
+		return "", false
+	}
+	return p.After[n-1], true
 }

@@ -49,13 +49,21 @@ func New(key []byte) (*Codec, error) {
 // Encode returns the cursor for position in scope: URL-safe base64 without
 // padding of version | position | MAC(version, scope, position). Decode
 // rejects the cursor of a position that is not valid UTF-8 or is longer
-// than MaxPositionLen bytes, so callers must not page on such positions.
+// than MaxPositionLen bytes (see Fits), so callers must not page on such
+// positions.
 func (c *Codec) Encode(scope, position string) string {
 	raw := make([]byte, 0, headerLen+len(position)+macLen)
 	raw = append(raw, version)
 	raw = append(raw, position...)
 	raw = c.mac(raw, version, scope, position)
 	return enc.EncodeToString(raw)
+}
+
+// Fits reports whether Decode accepts the cursor Encode makes of position:
+// valid UTF-8 of at most MaxPositionLen bytes. A list that pages on a
+// position that does not fit could never be followed past it.
+func Fits(position string) bool {
+	return len(position) <= MaxPositionLen && utf8.ValidString(position)
 }
 
 // Decode returns the position carried by token, after checking that c made

@@ -45,24 +45,13 @@ func (s *Store) PutMessage(ctx context.Context, m chat.Message) error {
 }
 
 // ListMessages implements rooms.MessageReader with one Query of the
-// channel's partition, newest first. Each message carries the languages its
-// translations are stored in (translated_languages). Errors: EValidation on
-// "cursor" for a position that is not a message's; EUnavailable when
-// DynamoDB failed after retries.
+// channel's partition (listPage), newest first. Each message carries the
+// languages its translations are stored in (translated_languages). Errors:
+// EValidation on "cursor" for a position that is not a message's;
+// EUnavailable when DynamoDB failed after retries.
 func (s *Store) ListMessages(ctx context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error) {
-	items, next, err := s.queryPage(ctx, "list messages "+channelID, chanPK(channelID), messagePrefix, after, limit, false)
-	if err != nil {
-		return chat.Page[chat.Message]{}, err
-	}
-	page := chat.Page[chat.Message]{Next: next, Items: make([]chat.Message, 0, len(items))}
-	for _, av := range items {
-		var it messageItem
-		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
-			return chat.Page[chat.Message]{}, chat.Internal(err)
-		}
-		page.Items = append(page.Items, it.message())
-	}
-	return page, nil
+	q := listQuery{op: "list messages " + channelID, pk: chanPK(channelID), prefix: messagePrefix}
+	return listPage(ctx, s, q, after, limit, messageItem.message)
 }
 
 // Translations implements rooms.MessageReader with one BatchGetItem per

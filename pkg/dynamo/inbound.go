@@ -431,24 +431,16 @@ func attrSize(v types.AttributeValue) int {
 	return 0
 }
 
-// RequestLogs lists a webhook's request log newest first with one Query.
+// RequestLogs lists a webhook's request log newest first with one Query
+// (listPage).
 func (s *Store) RequestLogs(ctx context.Context, ws, webhook, after string, limit int) (chat.Page[chat.RequestLog], error) {
-	items, next, err := s.queryPage(ctx, "list request log", reqLogPK(ws, webhook), "REQ#", after, limit, false)
-	if err != nil {
-		return chat.Page[chat.RequestLog]{}, err
-	}
-	page := chat.Page[chat.RequestLog]{Next: next, Items: make([]chat.RequestLog, 0, len(items))}
-	for _, av := range items {
-		var it requestLogItem
-		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
-			return chat.Page[chat.RequestLog]{}, chat.Internal(err)
-		}
-		page.Items = append(page.Items, chat.RequestLog{ID: it.ID, WorkspaceID: it.WorkspaceID, WebhookID: it.WebhookID,
+	q := listQuery{op: "list request log", pk: reqLogPK(ws, webhook), prefix: "REQ#"}
+	return listPage(ctx, s, q, after, limit, func(it requestLogItem) chat.RequestLog {
+		return chat.RequestLog{ID: it.ID, WorkspaceID: it.WorkspaceID, WebhookID: it.WebhookID,
 			ReceivedAt: it.ReceivedAt, Status: it.Status, Outcome: it.Outcome, ErrorCode: it.ErrorCode, MessageID: it.MessageID,
 			IdempotencyKey: it.IdempotencyKey, AuthScheme: it.AuthScheme, SourceIP: it.SourceIP, UserAgent: it.UserAgent,
-			BodyBytes: it.BodyBytes, DurationMS: it.DurationMS})
-	}
-	return page, nil
+			BodyBytes: it.BodyBytes, DurationMS: it.DurationMS}
+	})
 }
 
 // InboundWebhookOf returns the inbound webhook id in workspace ws, with one

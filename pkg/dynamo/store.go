@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
@@ -171,4 +173,85 @@ func getS(item map[string]types.AttributeValue, name string) string {
 		return v.Value
 	}
 	return ""
+}
+
+// listQuery is the key range of one list: the items of partition pk whose
+// sort key starts with prefix, in sort-key order when forward, else
+// reversed. A position in the list is an item's sort key.
+type listQuery struct {
+	op      string // names the list in errors
+	pk      string
+	prefix  string
+	forward bool
+}
+
+// listPage is the one paging mechanism of every list: queryPage's items,
+// each unmarshalled into I and converted by convert, with the position after
+// each (its sort key). Errors: those of queryPage; EInternal for an item
+// that does not unmarshal.
+func listPage[I, T any](ctx context.Context, s *Store, q listQuery, after string, limit int, convert func(I) T) (chat.Page[T], error) {
+	items, next, err := s.queryPage(ctx, q, after, limit)
+	if err != nil {
+		return chat.Page[T]{}, err
+	}
+	page := chat.Page[T]{Items: make([]T, 0, len(items)), After: make([]string, 0, len(items)), Next: next}
+	for _, av := range items {
+		var it I
+		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+			return chat.Page[T]{}, chat.Internal(fmt.Errorf("dynamo: %s: %w", q.op, err))
+		}
+		page.Items = append(page.Items, convert(it))
+		page.After = append(page.After, getS(av, attrSK))
+	}
+	return page, nil
+}
+
+// queryPage reads up to limit items of q after the position after, with
+// one Query. It asks for one item more than limit, to learn without a
+// second call whether another page exists. next is the last returned
+// item's sort key when more may follow: when that extra item came, and also
+// when DynamoDB ended its own page early (LastEvaluatedKey after 1 MB read),
+// so such a page has fewer than limit items and still a next position. A
+// Query that returns no item but a LastEvaluatedKey (possible only with a
+// filter, which no list uses) is followed, so that a page that is not the
+// last is never empty. Errors: EValidation on "cursor" for a position
+// outside q's prefix; EUnavailable when DynamoDB failed after retries.
+func (s *Store) queryPage(ctx context.Context, q listQuery, after string, limit int) ([]map[string]types.AttributeValue, string, error) {
+	if limit < 1 {
+		return nil, "", chat.Internal(fmt.Errorf("dynamo: %s: limit %d", q.op, limit))
+	}
+	in := &dynamodb.QueryInput{
+		TableName:              &s.table,
+		KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :prefix)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": str(q.pk), ":prefix": str(q.prefix),
+		},
+		Limit:            aws.Int32(int32(limit + 1)),
+		ScanIndexForward: aws.Bool(q.forward),
+	}
+	if after != "" {
+		if !strings.HasPrefix(after, q.prefix) {
+			return nil, "", chat.FieldError("cursor", "The cursor is invalid.")
+		}
+		in.ExclusiveStartKey = key(q.pk, after)
+	}
+	var out *dynamodb.QueryOutput
+	for {
+		var err error
+		if out, err = s.db.Query(ctx, in); err != nil {
+			return nil, "", fail(q.op, err)
+		}
+		if len(out.Items) > 0 || len(out.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+	items := out.Items
+	switch {
+	case len(items) > limit:
+		items = items[:limit]
+	case len(out.LastEvaluatedKey) == 0:
+		return items, "", nil
+	}
+	return items, getS(items[len(items)-1], attrSK), nil
 }

@@ -276,6 +276,9 @@ func fuzzPage[T any](items []T, after string, limit int) (chat.Page[T], error) {
 	}
 	end := min(start+limit, len(items))
 	p := chat.Page[T]{Items: items[start:end]}
+	for i := start; i < end; i++ {
+		p.After = append(p.After, string(rune('0'+i)))
+	}
 	if end < len(items) {
 		p.Next = string(rune('0' + end - 1))
 	}

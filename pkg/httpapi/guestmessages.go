@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -95,6 +96,21 @@ func messageViewOf(v rooms.MessageView) messageView {
 	}
 }
 
+// encodeMessageView returns the JSON of v, in at most MaxItemBytes. A
+// translation is stored as the translator returned it, so one could make
+// the view too long to fit a page alone; such a view shows the original
+// instead (translated false), which always fits: content and
+// original_content are each at most 40,000 characters of at most 6 bytes
+// of JSON (\u003c, \u2028), and every other field is bounded (see
+// docs/decisions.md, "Lists and page size").
+func encodeMessageView(v rooms.MessageView) ([]byte, error) {
+	b, err := json.Marshal(messageViewOf(v))
+	if err != nil || len(b) <= MaxItemBytes || !v.Translated {
+		return b, err
+	}
+	return json.Marshal(messageViewOf(rooms.ViewOf(v.Message, nil, "")))
+}
+
 // GuestMessagesHandler serves GET
 // /api/v1/external/rooms/{room_id}/messages (contract section 6): the
 // room's channel, newest first, in the reading guest's language, paginated
@@ -111,11 +127,7 @@ func GuestMessagesHandler(auth GuestAuthenticator, msgs GuestMessageLister, code
 			Error(w, r, err)
 			return
 		}
-		views := make([]messageView, 0, len(page.Items))
-		for _, v := range page.Items {
-			views = append(views, messageViewOf(v))
-		}
-		WritePage(w, paging, views, page.Next)
+		writeList(w, r, paging, len(page.Items), func(i int) ([]byte, error) { return encodeMessageView(page.Items[i]) }, page.Rest)
 	})
 }
 

@@ -142,7 +142,7 @@ func RequestLogHandler(auth Authorizer, store RequestLogStore, codec *cursor.Cod
 				ErrorCode: nullable(l.ErrorCode), MessageID: nullable(l.MessageID), IdempotencyKey: nullable(l.IdempotencyKey),
 				AuthScheme: l.AuthScheme, SourceIP: l.SourceIP, UserAgent: l.UserAgent, BodyBytes: l.BodyBytes, DurationMS: l.DurationMS})
 		}
-		WritePage(w, paging, views, page.Next)
+		WritePage(w, r, paging, views, page)
 	})
 }
 

@@ -53,7 +53,7 @@ func OutboundWebhooksHandler(auth Authorizer, store workspaces.WebhookStore, cod
 			views = append(views, outboundView{ID: o.ID, WorkspaceID: o.WorkspaceID, Name: o.Name, URL: o.URL, Events: events,
 				Active: o.Active, CreatedAt: chat.FormatTime(o.CreatedAt), UpdatedAt: chat.FormatTime(o.UpdatedAt)})
 		}
-		WritePage(w, paging, views, page.Next)
+		WritePage(w, r, paging, views, page)
 	})
 }
 
@@ -76,6 +76,6 @@ func SupportWebhooksHandler(auth Authorizer, store workspaces.WebhookStore, code
 			views = append(views, supportView{ID: s.ID, WorkspaceID: s.WorkspaceID, Name: s.Name, URL: s.URL,
 				Active: s.Active, CreatedAt: chat.FormatTime(s.CreatedAt), UpdatedAt: chat.FormatTime(s.UpdatedAt)})
 		}
-		WritePage(w, paging, views, page.Next)
+		WritePage(w, r, paging, views, page)
 	})
 }

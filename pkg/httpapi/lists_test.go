@@ -32,6 +32,9 @@ func pageOf[T any](items []T, after string, limit int) chat.Page[T] {
 	}
 	end := min(start+limit, len(items))
 	p := chat.Page[T]{Items: items[start:end]}
+	for i := start; i < end; i++ {
+		p.After = append(p.After, fmt.Sprintf("pos-%d", i+1))
+	}
 	if end < len(items) {
 		p.Next = fmt.Sprintf("pos-%d", end)
 	}

@@ -97,28 +97,3 @@ func pagingQuery(raw string) (url.Values, map[string]bool) {
 	}
 	return q, malformed
 }
-
-type pageMeta struct {
-	NextCursor *string `json:"next_cursor"`
-	Limit      int     `json:"limit"`
-}
-
-type pageBody[T any] struct {
-	Data []T      `json:"data"`
-	Meta pageMeta `json:"meta"`
-}
-
-// WritePage writes a 200 list body; next is the storage position after the
-// last item, "" when there is no further page.
-func WritePage[T any](w http.ResponseWriter, p Paging, items []T, next string) {
-	body := pageBody[T]{Data: items, Meta: pageMeta{Limit: p.Limit}}
-	if body.Data == nil {
-		body.Data = []T{}
-	}
-	if next != "" {
-		c := p.codec.Encode(p.scope, next)
-		body.Meta.NextCursor = &c
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	JSON(w, http.StatusOK, body)
-}

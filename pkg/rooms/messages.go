@@ -109,7 +109,7 @@ func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, 
 			return chat.Page[MessageView]{}, err
 		}
 	}
-	out := chat.Page[MessageView]{Next: page.Next, Items: make([]MessageView, 0, len(page.Items))}
+	out := chat.Page[MessageView]{Next: page.Next, After: page.After, Items: make([]MessageView, 0, len(page.Items))}
 	for _, m := range page.Items {
 		out.Items = append(out.Items, ViewOf(m, trs[m.ID], reader))
 	}

@@ -165,7 +165,7 @@ func TestList(t *testing.T) {
 	l := &rooms.Lister{Store: fakeReader{
 		list: func(_ context.Context, ch, after string, limit int) (chat.Page[chat.Message], error) {
 			gotChannel, gotAfter, gotLimit = ch, after, limit
-			return chat.Page[chat.Message]{Items: msgs, Next: "MSG#M1"}, nil
+			return chat.Page[chat.Message]{Items: msgs, After: []string{"MSG#M5", "MSG#M4", "MSG#M3", "MSG#M2", "MSG#M1"}, Next: "MSG#M1"}, nil
 		},
 		translations: func(_ context.Context, ids, langs []string) (map[string]map[string]string, error) {
 			gotIDs, gotLangs = ids, langs
@@ -185,8 +185,8 @@ func TestList(t *testing.T) {
 	if fmt.Sprint(gotIDs) != "[M5 M4]" || fmt.Sprint(gotLangs) != "[es-MX es]" {
 		t.Fatalf("translations asked for %v in %v, want [M5 M4] in [es-MX es]", gotIDs, gotLangs)
 	}
-	if page.Next != "MSG#M1" || len(page.Items) != 5 {
-		t.Fatalf("page next %q with %d items, want MSG#M1 with 5", page.Next, len(page.Items))
+	if page.Next != "MSG#M1" || len(page.Items) != 5 || fmt.Sprint(page.After) != "[MSG#M5 MSG#M4 MSG#M3 MSG#M2 MSG#M1]" {
+		t.Fatalf("page next %q after %v with %d items, want MSG#M1, each message's position, 5 items", page.Next, page.After, len(page.Items))
 	}
 	var got []string
 	for _, v := range page.Items {

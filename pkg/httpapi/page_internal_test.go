@@ -1,0 +1,89 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/fixture"
+	"github.com/chatbridge/chat/pkg/messages"
+	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/workspaces"
+)
+
+// worstMessage is a message with every field of its view at its longest,
+// in the character whose JSON is longest (6 bytes: \u003c, \u2028, \u0001).
+func worstMessage(char string) chat.Message {
+	id := "01JDZ8Y7K3Q4W5E6R7T8Y9A0MM"
+	return chat.Message{
+		ID: id, ChannelID: id, WorkspaceID: id,
+		Author: chat.Author{Type: chat.AuthorGuest, ID: id, Name: strings.Repeat(char, fixture.MaxNameLen),
+			AvatarURL: "https://a.invalid/?" + strings.Repeat("&", fixture.MaxURLLen-len("https://a.invalid/?"))},
+		Content:        strings.Repeat(char, messages.MaxContentLen),
+		SourceLanguage: "x-" + strings.Repeat("a", chat.MaxLanguageTagLen-2),
+		CreatedAt:      time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
+	}
+}
+
+// TestWorstMessageViewFitsAPageAlone proves the guest list's item bound:
+// content and original_content of 40,000 characters of 6 bytes of JSON
+// each (480,000 bytes), a name of 100 such characters (the longest bot
+// name; a nickname is at most 64), an avatar URL of 2,048 '&' (6 bytes
+// each), ULIDs and language tags of 35 characters come to less than half
+// of MaxItemBytes: two always fit a page, one always fits alone.
+func TestWorstMessageViewFitsAPageAlone(t *testing.T) {
+	if workspaces.MaxLimit > 999 {
+		t.Fatalf("MaxItemBytes assumes a limit of at most three digits, MaxLimit is %d", workspaces.MaxLimit)
+	}
+	for _, char := range []string{"<", "\u2028", "\x01", "\U0001F600", "\uffff"} {
+		m := worstMessage(char)
+		v := rooms.ViewOf(m, nil, "en")
+		b, err := encodeMessageView(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > MaxItemBytes/2 {
+			t.Fatalf("%+q: the worst view takes %d bytes, want at most %d (half of MaxItemBytes)", char, len(b), MaxItemBytes/2)
+		}
+		t.Logf("%+q: worst view %d bytes (MaxItemBytes %d)", char, len(b), MaxItemBytes)
+	}
+}
+
+// TestOversizedTranslationShowsTheOriginal: a translation is stored as the
+// translator returned it, up to DynamoDB's 400 KB item; 400,000 '<' would
+// make a view of 2.4 MB. That view shows the original instead, which fits;
+// a translation that fits is shown.
+func TestOversizedTranslationShowsTheOriginal(t *testing.T) {
+	m := worstMessage("<")
+	m.TranslatedLanguages = []string{"es"}
+	for _, tc := range []struct {
+		name       string
+		text       string
+		translated bool
+	}{
+		{"40,000 '<'", strings.Repeat("<", messages.MaxContentLen), true},
+		{"just over", strings.Repeat("<", (MaxItemBytes-240_000)/6), false},
+		{"400 KB of '<'", strings.Repeat("<", 400_000), false},
+	} {
+		v := rooms.ViewOf(m, map[string]string{"es": tc.text}, "es-ES")
+		if !v.Translated {
+			t.Fatalf("%s: the view builder did not pick the translation", tc.name)
+		}
+		b, err := encodeMessageView(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got messageView
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > MaxItemBytes || got.Translated != tc.translated {
+			t.Fatalf("%s: %d bytes, translated %v; want at most %d, translated %v", tc.name, len(b), got.Translated, MaxItemBytes, tc.translated)
+		}
+		if !tc.translated && (got.Content != m.Content || got.Language != m.SourceLanguage) {
+			t.Fatalf("%s: content of %d bytes in %s, want the original", tc.name, len(got.Content), got.Language)
+		}
+	}
+}
