@@ -25,6 +25,7 @@ FUNCTIONS := \
 	ListInboundRequestsFunction:list-inbound-requests \
 	OutboxRelayFunction:outbox-relay \
 	TranslateFunction:translate \
+	TranslationSweepFunction:translation-sweep \
 	FallbackFunction:fallback
 
 define lambda_build
@@ -59,6 +60,9 @@ build-OutboxRelayFunction:
 
 build-TranslateFunction:
 	$(call lambda_build,translate)
+
+build-TranslationSweepFunction:
+	$(call lambda_build,translation-sweep)
 
 build-FallbackFunction:
 	$(call lambda_build,fallback)
