@@ -25,6 +25,7 @@ FUNCTIONS := \
 	ListInboundRequestsFunction:list-inbound-requests \
 	OutboxRelayFunction:outbox-relay \
 	TranslateFunction:translate \
+	TranslationSweepFunction:translation-sweep \
 	FallbackFunction:fallback
 
 # dir_of is the functions/ directory of LogicalId $(1), from FUNCTIONS.

@@ -3,6 +3,7 @@
 //	chatctl serve              run the whole API locally (ADDR, default 127.0.0.1:3000)
 //	chatctl apply FILE|-       create or update workspaces from a fixture document
 //	chatctl post ...           send a correctly authenticated inbound webhook request
+//	chatctl replay-relay-failures  queue again the messages of RelayFailureQueue's records
 //
 // Every subcommand honours AWS_ENDPOINT_URL, AWS_REGION and TABLE_NAME, with
 // local defaults that agree with each other (see README.md).
@@ -21,6 +22,7 @@ const usage = `usage:
   chatctl serve [--demo]        run the API locally at $ADDR (default 127.0.0.1:3000)
   chatctl apply FILE|-          apply a fixture document; prints it with generated values
   chatctl post --webhook-url URL (--secret S | --signing-secret S) [--idempotency-key K] CONTENT
+  chatctl replay-relay-failures [--failure-queue-url URL] [--queue-url URL]
 `
 
 func main() {
@@ -44,6 +46,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runApply(ctx, args[1:], stdin, stdout, stderr)
 	case "post":
 		return runPost(ctx, args[1:], stdout, stderr)
+	case "replay-relay-failures":
+		return runReplayRelayFailures(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

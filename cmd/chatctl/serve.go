@@ -104,6 +104,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer stopWorkers()
 	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL)}
 	go localstack.RelayStream(workers, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, outbox, 200*time.Millisecond)
+	// ... and what TranslationSweepFunction's schedule does: queue again the
+	// messages whose translation never finished.
+	go localstack.SweepEvery(workers, &relay.Sweep{Store: a.Store, Queue: outbox.Queue, Now: a.Now}, time.Minute)
 	stopTranslator, err := localTranslator(ctx, stderr)
 	if err != nil {
 		return err

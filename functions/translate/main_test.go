@@ -101,7 +101,9 @@ func TestSampleEventWithApertium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sample body: %v", err)
 	}
-	// A job comes from a stored message, which records its translations.
+	// A job comes from a stored message, which holds its content (the job
+	// carries ids) and records its translations.
+	job.Content = "Build #1042 passed on main."
 	if err := dynamo.New(st.DB, st.Table).PutMessage(context.Background(), chat.Message{ID: job.MessageID,
 		WorkspaceID: job.WorkspaceID, ChannelID: job.ChannelID, Author: chat.Author{Type: job.AuthorType, Name: "CI Bot"},
 		Content: job.Content, SourceLanguage: job.SourceLanguage, Status: chat.MessageQueued, CreatedAt: job.CreatedAt}); err != nil {

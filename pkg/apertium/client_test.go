@@ -125,7 +125,7 @@ func TestTranslateRespectsContext(t *testing.T) {
 // readers are left with the original.
 func TestServiceWithAPY(t *testing.T) {
 	c := newClient(t, realAPY(t))
-	store := &memStore{readers: []translation.Reader{
+	store := &memStore{content: "Hello world", readers: []translation.Reader{
 		{Kind: chat.AuthorGuest, ID: "a", Language: "es-ES"}, {Kind: chat.AuthorGuest, ID: "b", Language: "es-MX"},
 		{Kind: chat.AuthorGuest, ID: "c", Language: "en"}, {Kind: chat.AuthorUser, ID: "d", Language: "en-GB"},
 	}}
@@ -207,9 +207,10 @@ func TestUnreachableAPYIsUnavailable(t *testing.T) {
 	}
 }
 
-// memStore is an in-memory translation.Store.
+// memStore is an in-memory translation.Store of one message.
 type memStore struct {
 	readers []translation.Reader
+	content string
 	saved   []chat.Translation
 }
 
@@ -217,15 +218,15 @@ func (m *memStore) Readers(context.Context, string, time.Time) ([]translation.Re
 	return m.readers, nil
 }
 
-func (m *memStore) TranslatedLanguages(context.Context, string, string) (map[string]bool, error) {
+func (m *memStore) Message(context.Context, string, string) (translation.Stored, error) {
 	done := map[string]bool{}
 	for _, s := range m.saved {
 		done[s.Language] = true
 	}
-	return done, nil
+	return translation.Stored{Content: m.content, Done: done}, nil
 }
 
-func (m *memStore) SaveTranslations(_ context.Context, _, _ string, ts []chat.Translation) error {
+func (m *memStore) SaveTranslations(_ context.Context, _, _ string, ts []chat.Translation, _ bool) error {
 	m.saved = append(m.saved, ts...)
 	return nil
 }

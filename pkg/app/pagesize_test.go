@@ -205,7 +205,7 @@ func TestGuestListShowsTheOriginalForATranslationTooLongForAPage(t *testing.T) {
 	fits := w.seedMessage(t, content, now.Add(time.Millisecond))
 	for id, text := range map[string]string{huge: strings.Repeat("<", 300_000), fits: "es " + content[3:]} {
 		if err := w.app.Store.SaveTranslations(context.Background(), w.general, id,
-			[]chat.Translation{{MessageID: id, Language: "es", Content: text, SourceLanguage: "en", CreatedAt: now}}); err != nil {
+			[]chat.Translation{{MessageID: id, Language: "es", Content: text, SourceLanguage: "en", CreatedAt: now}}, true); err != nil {
 			t.Fatalf("save translation: %v", err)
 		}
 	}

@@ -172,6 +172,9 @@ type Translation struct {
 	Content        string
 	SourceLanguage string
 	CreatedAt      time.Time
+	// Untranslated, when set, says why Content is the original text and
+	// not a translation (the translator's answer was too long to store).
+	Untranslated string
 }
 
 // Request log outcomes.

@@ -121,7 +121,7 @@ func (g *guestStack) saveTranslations(t *testing.T, room chat.Room, message stri
 	for lang, content := range byLang {
 		ts = append(ts, chat.Translation{MessageID: message, Language: lang, Content: content, SourceLanguage: "en", CreatedAt: time.Now()})
 	}
-	if err := g.store.SaveTranslations(context.Background(), room.ChannelID, message, ts); err != nil {
+	if err := g.store.SaveTranslations(context.Background(), room.ChannelID, message, ts, true); err != nil {
 		t.Fatalf("save translations: %v", err)
 	}
 }

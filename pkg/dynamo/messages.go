@@ -1,6 +1,8 @@
 package dynamo
 
 import (
+	"fmt"
+	"hash/fnv"
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -31,6 +33,43 @@ type authorAttr struct {
 // relay ignores (it forwards INSERTs only).
 const attrTranslatedLanguages = "translated_languages"
 
+// The untranslated marker: two attributes of a message item that put it in
+// the sparse index PendingTranslationIndex until the translation function
+// has finished it (and removes them, in a MODIFY the relay ignores). Every
+// writer of a message item gets them through messageItemOf, in the same
+// write as the message, so a message can never be stored unmarked. The
+// sweep (relay.Sweep) re-queues the marked messages that are due.
+const (
+	pendingIndex        = "PendingTranslationIndex"
+	attrPendingShard    = "pending_shard"
+	attrPendingDue      = "pending_due"
+	attrPendingAttempts = "pending_attempts"
+	// pendingShards spreads the index's writes over partitions: one index
+	// partition takes about 1,000 writes a second, and a throttled index
+	// throttles the table's writes.
+	pendingShards = 16
+	// stuckShard holds the markers the sweep gave up on, out of its
+	// queries but still in the index for an operator to find.
+	stuckShard = "PENDING#STUCK"
+)
+
+// PendingGrace is how long after it is written a message becomes due for
+// the sweep: by then the relay and the queue normally have translated it
+// (a job that keeps failing is received five times, 3 minutes apart, before
+// the dead-letter queue takes it). It is also the sweep's first backoff.
+const PendingGrace = 15 * time.Minute
+
+// pendingShard is the index partition of message id.
+func pendingShard(id string) string {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return fmt.Sprintf("PENDING#%02d", h.Sum32()%pendingShards)
+}
+
+// pendingDue is the index sort key of a message due at t: time order, then
+// the id.
+func pendingDue(t time.Time, id string) string { return sortTime(t) + "#" + id }
+
 // messageItem is a message: pk CHAN#<channel>, sk MSG#<message>. Its
 // INSERT on the table's stream is the outbox event that queues it for
 // translation.
@@ -49,15 +88,25 @@ type messageItem struct {
 	// TranslatedLanguages is absent until a translation is stored (a set
 	// cannot be empty).
 	TranslatedLanguages []string `dynamodbav:"translated_languages,stringset,omitempty"`
+	// PendingShard and PendingDue are the untranslated marker, absent on a
+	// skip_translation message (nothing to finish) and once translated.
+	PendingShard string `dynamodbav:"pending_shard,omitempty"`
+	PendingDue   string `dynamodbav:"pending_due,omitempty"`
 }
 
+// messageItemOf returns the item of a new message, marked untranslated
+// unless it skips translation.
 func messageItemOf(m chat.Message) messageItem {
-	return messageItem{
+	it := messageItem{
 		PK: chanPK(m.ChannelID), SK: messageSK(m.ID), ID: m.ID, WorkspaceID: m.WorkspaceID, ChannelID: m.ChannelID,
 		Author:  authorAttr{Type: m.Author.Type, ID: m.Author.ID, Name: m.Author.Name, AvatarURL: m.Author.AvatarURL, Language: m.Author.Language},
 		Content: m.Content, SourceLanguage: m.SourceLanguage, SkipTranslation: m.SkipTranslation,
 		Status: m.Status, CreatedAt: m.CreatedAt, TranslatedLanguages: m.TranslatedLanguages,
 	}
+	if !m.SkipTranslation {
+		it.PendingShard, it.PendingDue = pendingShard(m.ID), pendingDue(m.CreatedAt.Add(PendingGrace), m.ID)
+	}
+	return it
 }
 
 func (it messageItem) message() chat.Message {
@@ -79,4 +128,6 @@ type translationItem struct {
 	Content        string    `dynamodbav:"content"`
 	SourceLanguage string    `dynamodbav:"source_language"`
 	CreatedAt      time.Time `dynamodbav:"created_at"`
+	// Untranslated, when set, says why content is the original text.
+	Untranslated string `dynamodbav:"untranslated,omitempty"`
 }

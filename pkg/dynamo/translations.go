@@ -84,35 +84,40 @@ func (s *Store) Readers(ctx context.Context, channelID string, now time.Time) ([
 	return readers, nil
 }
 
-// TranslatedLanguages implements translation.Store with one strongly
-// consistent GetItem of the message item, projecting its
-// translated_languages set: a redelivery right after a save sees it. A
-// message that does not exist has none. Errors: EUnavailable, EInternal.
-func (s *Store) TranslatedLanguages(ctx context.Context, channelID, messageID string) (map[string]bool, error) {
+// Message implements translation.Store with one strongly consistent
+// GetItem of the message item, projecting what translating it needs: its
+// content, its translated_languages set and its untranslated marker. A
+// redelivery right after a save sees the set. Errors: ENotFound when the
+// message does not exist; EUnavailable, EInternal.
+func (s *Store) Message(ctx context.Context, channelID, messageID string) (translation.Stored, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:                &s.table,
-		Key:                      key(chanPK(channelID), messageSK(messageID)),
-		ProjectionExpression:     aws.String("#tl"),
-		ExpressionAttributeNames: map[string]string{"#tl": attrTranslatedLanguages},
-		ConsistentRead:           aws.Bool(true),
+		TableName:            &s.table,
+		Key:                  key(chanPK(channelID), messageSK(messageID)),
+		ProjectionExpression: aws.String("#c, #tl, #ps"),
+		ExpressionAttributeNames: map[string]string{
+			"#c": "content", "#tl": attrTranslatedLanguages, "#ps": attrPendingShard,
+		},
+		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return nil, fail("translated languages of message "+messageID, err)
+		return translation.Stored{}, fail("message "+messageID+" to translate", err)
 	}
 	if out.Item == nil {
-		return nil, chat.Errorf(chat.ENotFound, "message %s does not exist", messageID)
+		return translation.Stored{}, chat.Errorf(chat.ENotFound, "message %s does not exist", messageID)
 	}
 	var it struct {
+		Content   string   `dynamodbav:"content"`
 		Languages []string `dynamodbav:"translated_languages,stringset"`
+		Pending   string   `dynamodbav:"pending_shard"`
 	}
 	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return nil, chat.Internal(fmt.Errorf("dynamo: translated languages of message %s: %w", messageID, err))
+		return translation.Stored{}, chat.Internal(fmt.Errorf("dynamo: message %s to translate: %w", messageID, err))
 	}
 	done := make(map[string]bool, len(it.Languages))
 	for _, l := range it.Languages {
 		done[l] = true
 	}
-	return done, nil
+	return translation.Stored{Content: it.Content, Done: done, Marked: it.Pending != ""}, nil
 }
 
 // SaveTranslations implements translation.Store. It writes the translation
@@ -120,19 +125,24 @@ func (s *Store) TranslatedLanguages(ctx context.Context, channelID, messageID st
 // few languages), retrying unprocessed items with backoff; a translation
 // replaces the stored one of the same message and language. Then one
 // UpdateItem adds their languages to the message item's
-// translated_languages set, on condition that the message exists.
+// translated_languages set and, when finished, removes the message's
+// untranslated marker, on condition that the message exists. With no
+// translations and finished, that UpdateItem only removes the marker.
 //
 // The order is what makes a redelivery safe: the set never names a
-// translation that is not stored. A crash between the two writes leaves the
-// languages out of the set, so the next delivery translates them again and
-// overwrites the items (a wasted call, never a missing translation). A
-// message deleted meanwhile fails the condition, which is not an error:
-// there is nothing left to record on.
+// translation that is not stored, and the marker goes only with the last
+// write. A crash between the two writes leaves the languages out of the
+// set, so the next delivery translates them again and overwrites the items
+// (a wasted call, never a missing translation). A message deleted
+// meanwhile fails the condition, which is not an error: there is nothing
+// left to record on.
 //
 // Errors: EUnavailable (also for items still unprocessed after the
-// retries); EInternal, also when a translation in ts is not of messageID.
-func (s *Store) SaveTranslations(ctx context.Context, channelID, messageID string, ts []chat.Translation) error {
-	if len(ts) == 0 {
+// retries); EInternal, also when a translation in ts is not of messageID
+// or its item would pass DynamoDB's 400 KB (translation.Service never
+// gives one: it stores an oversized answer as the original text).
+func (s *Store) SaveTranslations(ctx context.Context, channelID, messageID string, ts []chat.Translation, finished bool) error {
+	if len(ts) == 0 && !finished {
 		return nil
 	}
 	op := "save translations of message " + messageID
@@ -146,9 +156,13 @@ func (s *Store) SaveTranslations(ctx context.Context, channelID, messageID strin
 		av, err := attributevalue.MarshalMap(translationItem{
 			PK: translationPK(t.MessageID), SK: translationSK(t.Language), MessageID: t.MessageID,
 			Language: t.Language, Content: t.Content, SourceLanguage: t.SourceLanguage, CreatedAt: t.CreatedAt,
+			Untranslated: t.Untranslated,
 		})
 		if err != nil {
 			return chat.Internal(fmt.Errorf("dynamo: marshal translation: %w", err))
+		}
+		if n := itemSize(av); n > maxItemBytes {
+			return chat.Internal(fmt.Errorf("dynamo: %s: the %s item would be %d bytes, more than DynamoDB's %d", op, t.Language, n, maxItemBytes))
 		}
 		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: av}}
 		if !seen[t.Language] {
@@ -156,17 +170,34 @@ func (s *Store) SaveTranslations(ctx context.Context, channelID, messageID strin
 			langs = append(langs, t.Language)
 		}
 	}
-	if err := s.batchWrite(ctx, op, reqs); err != nil {
-		return err
+	if len(reqs) > 0 {
+		if err := s.batchWrite(ctx, op, reqs); err != nil {
+			return err
+		}
 	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	in := &dynamodb.UpdateItemInput{
 		TableName:                 &s.table,
 		Key:                       key(chanPK(channelID), messageSK(messageID)),
-		UpdateExpression:          aws.String("ADD #tl :langs"),
 		ConditionExpression:       aws.String("attribute_exists(#pk)"),
-		ExpressionAttributeNames:  map[string]string{"#tl": attrTranslatedLanguages, "#pk": attrPK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":langs": &types.AttributeValueMemberSS{Value: langs}},
-	})
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{},
+	}
+	var update string
+	if len(langs) > 0 {
+		update = "ADD #tl :langs"
+		in.ExpressionAttributeNames["#tl"] = attrTranslatedLanguages
+		in.ExpressionAttributeValues[":langs"] = &types.AttributeValueMemberSS{Value: langs}
+	}
+	if finished {
+		update += " REMOVE #ps, #pd, #pa"
+		in.ExpressionAttributeNames["#ps"], in.ExpressionAttributeNames["#pd"], in.ExpressionAttributeNames["#pa"] =
+			attrPendingShard, attrPendingDue, attrPendingAttempts
+	}
+	in.UpdateExpression = aws.String(strings.TrimSpace(update))
+	if len(in.ExpressionAttributeValues) == 0 {
+		in.ExpressionAttributeValues = nil
+	}
+	_, err := s.db.UpdateItem(ctx, in)
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return nil

@@ -211,26 +211,30 @@ func TestSaveAndListTranslations(t *testing.T) {
 	}
 	sort.Strings(want)
 	st.Calls.Reset()
-	if err := store.SaveTranslations(ctx, channel, msg, ts); err != nil {
+	if err := store.SaveTranslations(ctx, channel, msg, ts, true); err != nil {
 		t.Fatalf("SaveTranslations: %v", err)
 	}
 	if calls, want := st.Calls.Calls(), []string{"DynamoDB.BatchWriteItem", "DynamoDB.BatchWriteItem", "DynamoDB.UpdateItem"}; !reflect.DeepEqual(calls, want) {
 		t.Fatalf("SaveTranslations of 30 made %v, want %v", calls, want)
 	}
-	if err := store.SaveTranslations(ctx, channel, other, []chat.Translation{{MessageID: other, Language: "fr", Content: "Salut", CreatedAt: created}}); err != nil {
+	if err := store.SaveTranslations(ctx, channel, other, []chat.Translation{{MessageID: other, Language: "fr", Content: "Salut", CreatedAt: created}}, false); err != nil {
 		t.Fatalf("SaveTranslations: %v", err)
 	}
 
 	st.Calls.Reset()
-	done, err := store.TranslatedLanguages(ctx, channel, msg)
+	stored, err := store.Message(ctx, channel, msg)
 	if err != nil {
-		t.Fatalf("TranslatedLanguages: %v", err)
+		t.Fatalf("Message: %v", err)
 	}
 	if calls := st.Calls.Calls(); !reflect.DeepEqual(calls, []string{"DynamoDB.GetItem"}) {
-		t.Fatalf("TranslatedLanguages made %v, want one GetItem", calls)
+		t.Fatalf("Message made %v, want one GetItem", calls)
 	}
-	if got := doneLanguages(done); !reflect.DeepEqual(got, want) {
-		t.Fatalf("TranslatedLanguages: got %v, want %v", got, want)
+	if got := doneLanguages(stored.Done); !reflect.DeepEqual(got, want) || stored.Content != "Hello" || stored.Marked {
+		t.Fatalf("Message: got %v %q marked %v, want %v \"Hello\", finished", got, stored.Content, stored.Marked, want)
+	}
+	// A save that is not finished leaves the marker.
+	if st, err := store.Message(ctx, channel, other); err != nil || !st.Marked || st.Content != "Hello" {
+		t.Fatalf("Message of a message saved unfinished: %+v %v, want it marked", st, err)
 	}
 	// The guest list reads the same set off the message items.
 	if got := listed(t, store, channel, msg); !reflect.DeepEqual(got, want) {
@@ -244,7 +248,7 @@ func TestSaveAndListTranslations(t *testing.T) {
 	if err := store.SaveTranslations(ctx, channel, other, []chat.Translation{
 		{MessageID: other, Language: "fr", Content: "Salut !", CreatedAt: created},
 		{MessageID: other, Language: "de", Content: "Hallo", CreatedAt: created},
-	}); err != nil {
+	}, true); err != nil {
 		t.Fatalf("SaveTranslations again: %v", err)
 	}
 	if got := listed(t, store, channel, other); !reflect.DeepEqual(got, []string{"de", "fr"}) {
@@ -282,16 +286,16 @@ func TestSaveAndListTranslations(t *testing.T) {
 		t.Fatalf("message item's translated_languages is %#v, want a string set of 2", out.Item["translated_languages"])
 	}
 
-	none, err := store.TranslatedLanguages(ctx, channel, putMessage(t, store, channel))
-	if err != nil || len(none) != 0 {
-		t.Fatalf("TranslatedLanguages of an untranslated message: %v, %v; want none", none, err)
+	none, err := store.Message(ctx, channel, putMessage(t, store, channel))
+	if err != nil || len(none.Done) != 0 || !none.Marked {
+		t.Fatalf("Message of an untranslated message: %+v, %v; want none done, marked", none, err)
 	}
 	// Another channel's message of the same id is another item: none.
-	if got, err := store.TranslatedLanguages(ctx, ids.New(time.Now()), msg); !chat.IsCode(err, chat.ENotFound) {
-		t.Fatalf("TranslatedLanguages in another channel: %v, %v; want %s", got, err, chat.ENotFound)
+	if got, err := store.Message(ctx, ids.New(time.Now()), msg); !chat.IsCode(err, chat.ENotFound) {
+		t.Fatalf("Message in another channel: %+v, %v; want %s", got, err, chat.ENotFound)
 	}
 	// Translations are of the message they are saved for.
-	if err := store.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: other, Language: "it"}}); !chat.IsCode(err, chat.EInternal) {
+	if err := store.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: other, Language: "it"}}, true); !chat.IsCode(err, chat.EInternal) {
 		t.Fatalf("saving another message's translation: got %v, want %s", err, chat.EInternal)
 	}
 }
@@ -303,7 +307,7 @@ func TestSaveTranslationsOfAGoneMessage(t *testing.T) {
 	ctx := context.Background()
 	channel, msg := ids.New(time.Now()), ids.New(time.Now())
 	st.Calls.Reset()
-	if err := store.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: msg, Language: "es", Content: "Hola"}}); err != nil {
+	if err := store.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: msg, Language: "es", Content: "Hola"}}, true); err != nil {
 		t.Fatalf("SaveTranslations of a message that does not exist: %v, want nothing to do", err)
 	}
 	if calls, want := st.Calls.Calls(), []string{"DynamoDB.BatchWriteItem", "DynamoDB.UpdateItem"}; !reflect.DeepEqual(calls, want) {
@@ -322,7 +326,7 @@ func TestTranslatedLanguagesOfAGoneMessage(t *testing.T) {
 	st := stacktest.New(t)
 	store := dynamo.New(st.DB, st.Table)
 	ids := chat.NewIDs()
-	_, err := store.TranslatedLanguages(context.Background(), ids.New(time.Now()), ids.New(time.Now()))
+	_, err := store.Message(context.Background(), ids.New(time.Now()), ids.New(time.Now()))
 	if !chat.IsCode(err, chat.ENotFound) {
 		t.Fatalf("got %v, want %s: the message does not exist", err, chat.ENotFound)
 	}
@@ -449,7 +453,7 @@ func TestRecordingTranslationsIsNotAnOutboxEvent(t *testing.T) {
 	ctx := context.Background()
 	channel := chat.NewIDs().New(time.Now())
 	msg := putMessage(t, store, channel)
-	if err := store.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: msg, Language: "es", Content: "Hola"}}); err != nil {
+	if err := store.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: msg, Language: "es", Content: "Hola"}}, true); err != nil {
 		t.Fatalf("SaveTranslations: %v", err)
 	}
 
@@ -473,9 +477,9 @@ func TestRecordingTranslationsIsNotAnOutboxEvent(t *testing.T) {
 
 type jobRecorder struct{ jobs []messages.Job }
 
-func (j *jobRecorder) SendJobs(_ context.Context, jobs []messages.Job) ([]int, error) {
+func (j *jobRecorder) SendJobs(_ context.Context, jobs []messages.Job) (messages.SendResult, error) {
 	j.jobs = append(j.jobs, jobs...)
-	return nil, nil
+	return messages.SendResult{}, nil
 }
 
 // streamOf reads every record of the table's stream whose pk is pk, as the

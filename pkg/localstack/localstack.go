@@ -77,6 +77,14 @@ func ensureTable(ctx context.Context, db *dynamodb.Client, props map[string]any,
 			AttributeName string
 			Enabled       bool
 		} `json:"TimeToLiveSpecification"`
+		GlobalSecondaryIndexes []struct {
+			IndexName  string
+			KeySchema  []struct{ AttributeName, KeyType string }
+			Projection struct {
+				ProjectionType   string
+				NonKeyAttributes []string
+			}
+		}
 	}
 	if err := remarshal(props, &in); err != nil {
 		return "", fmt.Errorf("localstack: table properties: %w", err)
@@ -89,6 +97,15 @@ func ensureTable(ctx context.Context, db *dynamodb.Client, props map[string]any,
 	for _, k := range in.KeySchema {
 		create.KeySchema = append(create.KeySchema, dtypes.KeySchemaElement{
 			AttributeName: aws.String(k.AttributeName), KeyType: dtypes.KeyType(k.KeyType)})
+	}
+	for _, g := range in.GlobalSecondaryIndexes {
+		gsi := dtypes.GlobalSecondaryIndex{IndexName: aws.String(g.IndexName), Projection: &dtypes.Projection{
+			ProjectionType: dtypes.ProjectionType(g.Projection.ProjectionType), NonKeyAttributes: g.Projection.NonKeyAttributes}}
+		for _, k := range g.KeySchema {
+			gsi.KeySchema = append(gsi.KeySchema, dtypes.KeySchemaElement{
+				AttributeName: aws.String(k.AttributeName), KeyType: dtypes.KeyType(k.KeyType)})
+		}
+		create.GlobalSecondaryIndexes = append(create.GlobalSecondaryIndexes, gsi)
 	}
 	if in.StreamSpecification != nil {
 		create.StreamSpecification = &dtypes.StreamSpecification{

@@ -2,8 +2,11 @@
 // of message items on the table's stream into translation jobs on the
 // queue. A message item and the request that accepted it commit in one
 // transaction; DynamoDB Streams keeps every insert for 24 hours and Lambda
-// retries a record until the relay reports it sent, so an accepted message
-// always reaches the queue (docs/delivery.md).
+// retries a record until the relay reports it sent. A record the queue
+// refuses for good is set aside rather than retried, so that it never holds
+// back its shard; its message keeps the marker that the sweep (Sweep)
+// re-queues from, as it does for any message the relay never got to
+// (docs/delivery.md).
 package relay
 
 import (
@@ -19,8 +22,9 @@ import (
 
 // Sender puts jobs on the translation queue.
 type Sender interface {
-	// SendJobs sends jobs and returns the indexes of those not sent.
-	SendJobs(ctx context.Context, jobs []messages.Job) (failed []int, err error)
+	// SendJobs sends jobs and says which were not sent: to be retried, or
+	// poison (refused for good). err is set when nothing could be sent.
+	SendJobs(ctx context.Context, jobs []messages.Job) (messages.SendResult, error)
 }
 
 // Entry is one stream record that holds a message.
@@ -36,7 +40,10 @@ type Relay struct {
 }
 
 // Forward sends the entries' jobs and returns the ids of the entries that
-// were not sent, to be retried.
+// were not sent, to be retried. An entry whose job the queue refuses for
+// good is logged as poison and not returned: retrying it would only block
+// the entries behind it. Its message is still marked untranslated, so the
+// sweep tries it again later, a bounded number of times.
 func (r *Relay) Forward(ctx context.Context, entries []Entry) []string {
 	if len(entries) == 0 {
 		return nil
@@ -45,12 +52,17 @@ func (r *Relay) Forward(ctx context.Context, entries []Entry) []string {
 	for i, e := range entries {
 		jobs[i] = messages.JobOf(e.Message)
 	}
-	failed, err := r.Queue.SendJobs(ctx, jobs)
+	res, err := r.Queue.SendJobs(ctx, jobs)
 	if err != nil {
 		slog.WarnContext(ctx, "relay: send jobs", "error", err.Error(), "jobs", len(jobs))
 	}
-	ids := make([]string, 0, len(failed))
-	for _, i := range failed {
+	for i, cause := range res.Poison {
+		slog.ErrorContext(ctx, "relay: poison record set aside; the sweep will retry its message",
+			"sequence_number", entries[i].ID, "message_id", jobs[i].MessageID, "channel_id", jobs[i].ChannelID,
+			"error", cause.Error())
+	}
+	ids := make([]string, 0, len(res.Retry))
+	for _, i := range res.Retry {
 		ids = append(ids, entries[i].ID)
 	}
 	return ids

@@ -28,24 +28,48 @@ type Reader struct {
 }
 
 // Store is the storage the translation function needs: one read of the
-// channel's readers, one read of what is already translated, one save.
+// channel's readers, one read of the message, one save.
 type Store interface {
 	// Readers returns the readers of channel at now: its member users, and
 	// the guests of its Temporary Rooms that are active and unexpired at now.
 	Readers(ctx context.Context, channelID string, now time.Time) ([]Reader, error)
-	// TranslatedLanguages returns the target languages the message of
-	// channel records as translated (chat.Message.TranslatedLanguages),
-	// read consistently: a redelivery right after a save sees it. Errors:
-	// ENotFound when the message does not exist.
-	TranslatedLanguages(ctx context.Context, channelID, messageID string) (map[string]bool, error)
+	// Message returns what translating the message of channel needs (its
+	// content, the target languages it records as translated, whether it
+	// holds its untranslated marker), read consistently: a redelivery right
+	// after a save sees it. Errors: ENotFound when the message does not
+	// exist.
+	Message(ctx context.Context, channelID, messageID string) (Stored, error)
 	// SaveTranslations stores ts, translations of the message of channel,
 	// replacing any stored translation into the same language, and only then
-	// records their languages on the message. A failure in between leaves a
-	// language stored but unrecorded: the next delivery translates it again
-	// (a wasted call), never one recorded but missing. A message that no
-	// longer exists is not an error.
-	SaveTranslations(ctx context.Context, channelID, messageID string, ts []chat.Translation) error
+	// records their languages on the message and, when finished, clears its
+	// untranslated marker, in one write. With no translations and finished,
+	// it only clears the marker. A failure in between leaves a language
+	// stored but unrecorded: the next delivery translates it again (a wasted
+	// call), never one recorded but missing. A message that no longer exists
+	// is not an error.
+	SaveTranslations(ctx context.Context, channelID, messageID string, ts []chat.Translation, finished bool) error
 }
+
+// Stored is what the store holds of a message to translate.
+type Stored struct {
+	Content string
+	// Done are the target languages recorded as translated.
+	Done map[string]bool
+	// Marked reports that the message still holds its untranslated marker,
+	// which finishing it clears.
+	Marked bool
+}
+
+// MaxTranslationBytes bounds a stored translation's text (UTF-8 bytes), so
+// that its item fits DynamoDB's 400 KB with room for its other attributes.
+// A translator's answer past it is stored as the original text, flagged
+// UntranslatedTooLong: the readers of that language read the original, as
+// they would without a translator, and a redelivery does not ask again.
+const MaxTranslationBytes = 380_000
+
+// UntranslatedTooLong is chat.Translation.Untranslated for an answer past
+// MaxTranslationBytes.
+const UntranslatedTooLong = "too_long"
 
 // Service translates accepted messages for their readers.
 type Service struct {
@@ -94,7 +118,14 @@ func (e *FailedError) Error() string {
 func (e *FailedError) Unwrap() []error { return e.Errs }
 
 // Process translates job's message into every target language its channel's
-// readers need that is not stored yet, and stores the translations.
+// readers need that is not stored yet, and stores the translations. The job
+// carries ids; the message's content comes with the one read that says
+// what is already translated, and only when some target needs it.
+//
+// A message is finished when no translation failed: its untranslated marker
+// is then cleared in the write that records its languages, so the sweep
+// never queues it again. A message that needs no translation costs that
+// one write and no read.
 //
 // No translator is called for a skip_translation message, for a channel
 // whose readers all read the source language or a language the translator
@@ -110,7 +141,8 @@ func (e *FailedError) Unwrap() []error { return e.Errs }
 // stored first); the store's or translator's error, wrapped, when nothing
 // could be done.
 func (s *Service) Process(ctx context.Context, job messages.Job) error {
-	if job.SkipTranslation || job.Content == "" {
+	if job.SkipTranslation {
+		// Its writer marked nothing: there is nothing to finish.
 		return nil
 	}
 	langs, err := s.Translator.Targets(ctx, job.SourceLanguage)
@@ -118,7 +150,7 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 		return fmt.Errorf("translation: targets from %q for message %s: %w", job.SourceLanguage, job.MessageID, err)
 	}
 	if langs.Len() == 0 {
-		return nil
+		return s.finish(ctx, job)
 	}
 	readers, err := s.Store.Readers(ctx, job.ChannelID, s.now())
 	if err != nil {
@@ -129,9 +161,9 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 	sourceWanted := source != "" && wanted[source]
 	delete(wanted, source)
 	if len(wanted) == 0 {
-		return nil
+		return s.finish(ctx, job)
 	}
-	done, err := s.Store.TranslatedLanguages(ctx, job.ChannelID, job.MessageID)
+	stored, err := s.Store.Message(ctx, job.ChannelID, job.MessageID)
 	if chat.IsCode(err, chat.ENotFound) {
 		// The message is gone: translating it would spend calls on
 		// translations nobody can read.
@@ -139,8 +171,10 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("translation: stored languages of message %s: %w", job.MessageID, err)
+		return fmt.Errorf("translation: stored message %s: %w", job.MessageID, err)
 	}
+	job.Content = stored.Content
+	done := stored.Done
 	todo := make([]string, 0, len(wanted))
 	for t := range wanted {
 		if !done[t] {
@@ -148,8 +182,17 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 		}
 	}
 	sort.Strings(todo)
-	if ok, err := s.Budget.Charge(ctx, job, len(todo), s.now()); !ok {
-		return err // nil when the budget is spent: delivered untranslated
+	if job.Content == "" {
+		todo = nil
+	}
+	ok, err := s.Budget.Charge(ctx, job, len(todo), s.now())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		// The budget is spent: the message is delivered untranslated and
+		// is finished, so the sweep does not queue it again.
+		return s.finish(ctx, job)
 	}
 
 	r := round{svc: s, job: job, langs: langs, source: source}
@@ -159,14 +202,24 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 	if r.hintWrong && sourceWanted && !done[source] && r.charge(ctx, source) {
 		r.run(ctx, []string{source})
 	}
-	if len(r.saves) > 0 {
-		if err := s.Store.SaveTranslations(ctx, job.ChannelID, job.MessageID, r.saves); err != nil {
+	finished := len(r.failed.Languages) == 0
+	if len(r.saves) > 0 || finished && stored.Marked {
+		if err := s.Store.SaveTranslations(ctx, job.ChannelID, job.MessageID, r.saves, finished); err != nil {
 			return fmt.Errorf("translation: save %d translation(s) of message %s: %w", len(r.saves), job.MessageID, err)
 		}
 	}
-	if len(r.failed.Languages) > 0 {
+	if !finished {
 		r.failed.MessageID = job.MessageID
 		return &r.failed
+	}
+	return nil
+}
+
+// finish clears the marker of a message that needs no translation, without
+// reading it: one write, which is a no-op for a message without a marker.
+func (s *Service) finish(ctx context.Context, job messages.Job) error {
+	if err := s.Store.SaveTranslations(ctx, job.ChannelID, job.MessageID, nil, true); err != nil {
+		return fmt.Errorf("translation: finish message %s: %w", job.MessageID, err)
 	}
 	return nil
 }
@@ -247,10 +300,16 @@ func (r *round) run(ctx context.Context, targets []string) {
 					r.hintWrong = true
 				}
 			}
-			r.saves = append(r.saves, chat.Translation{
+			tr := chat.Translation{
 				MessageID: r.job.MessageID, Language: o.target, Content: o.res.Text,
 				SourceLanguage: src, CreatedAt: now,
-			})
+			}
+			if len(tr.Content) > MaxTranslationBytes {
+				r.svc.log().WarnContext(ctx, "translation: answer too long to store; storing the original text",
+					"message_id", r.job.MessageID, "target", o.target, "bytes", len(tr.Content), "max_bytes", MaxTranslationBytes)
+				tr.Content, tr.SourceLanguage, tr.Untranslated = r.job.Content, r.job.SourceLanguage, UntranslatedTooLong
+			}
+			r.saves = append(r.saves, tr)
 		}
 	}
 }

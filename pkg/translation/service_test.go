@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -69,13 +70,17 @@ func translatorOf(codes ...string) *fakeTranslator {
 	return &fakeTranslator{targets: func(context.Context, string) (*translation.Languages, error) { return langs, nil }}
 }
 
-// memStore is an in-memory Store that remembers what was saved and counts
-// its calls.
+// memStore is an in-memory Store of one message (content "Hello world",
+// marked untranslated until finished) that remembers what was saved and
+// counts its calls.
 type memStore struct {
 	readers []translation.Reader
+	// content replaces the message's content when set.
+	content string
 
 	mu           sync.Mutex
 	saved        map[string]chat.Translation // by message/language
+	finished     bool                        // the marker was cleared
 	readerCalls  int
 	doneCalls    int
 	saveCalls    int
@@ -98,12 +103,12 @@ func addressed(ch, msg string) error {
 	return nil
 }
 
-func (m *memStore) TranslatedLanguages(_ context.Context, ch, messageID string) (map[string]bool, error) {
+func (m *memStore) Message(_ context.Context, ch, messageID string) (translation.Stored, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.doneCalls++
 	if err := addressed(ch, messageID); err != nil {
-		return nil, err
+		return translation.Stored{}, err
 	}
 	done := map[string]bool{}
 	for _, tr := range m.saved {
@@ -111,10 +116,14 @@ func (m *memStore) TranslatedLanguages(_ context.Context, ch, messageID string) 
 			done[tr.Language] = true
 		}
 	}
-	return done, nil
+	content := m.content
+	if content == "" {
+		content = "Hello world"
+	}
+	return translation.Stored{Content: content, Done: done, Marked: !m.finished}, nil
 }
 
-func (m *memStore) SaveTranslations(_ context.Context, ch, msg string, ts []chat.Translation) error {
+func (m *memStore) SaveTranslations(_ context.Context, ch, msg string, ts []chat.Translation, finished bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.saveCalls++
@@ -136,6 +145,7 @@ func (m *memStore) SaveTranslations(_ context.Context, ch, msg string, ts []chat
 	for _, tr := range ts {
 		m.saved[tr.MessageID+"/"+tr.Language] = tr
 	}
+	m.finished = m.finished || finished
 	return nil
 }
 
@@ -392,8 +402,12 @@ func TestProcessNoneTranslatorReadsNothing(t *testing.T) {
 	if err := svc.Process(context.Background(), jobIn("en")); err != nil {
 		t.Fatalf("Process: %v", err)
 	}
-	if store.readerCalls+store.doneCalls+store.saveCalls != 0 {
-		t.Fatalf("none translator touched the store: %d reader, %d done, %d save calls", store.readerCalls, store.doneCalls, store.saveCalls)
+	if store.readerCalls+store.doneCalls != 0 {
+		t.Fatalf("none translator read the store: %d reader, %d message calls", store.readerCalls, store.doneCalls)
+	}
+	// Nothing to translate is finished: one write clears the marker.
+	if store.saveCalls != 1 || !store.finished || len(store.saved) != 0 {
+		t.Fatalf("none translator: %d save calls, finished %v, %d translations; want 1, true, 0", store.saveCalls, store.finished, len(store.saved))
 	}
 }
 
@@ -449,10 +463,10 @@ type discardStore struct{ readers []translation.Reader }
 func (d discardStore) Readers(context.Context, string, time.Time) ([]translation.Reader, error) {
 	return d.readers, nil
 }
-func (discardStore) TranslatedLanguages(context.Context, string, string) (map[string]bool, error) {
-	return nil, nil
+func (discardStore) Message(context.Context, string, string) (translation.Stored, error) {
+	return translation.Stored{Content: "Hello world"}, nil
 }
-func (discardStore) SaveTranslations(context.Context, string, string, []chat.Translation) error {
+func (discardStore) SaveTranslations(context.Context, string, string, []chat.Translation, bool) error {
 	return nil
 }
 
@@ -517,8 +531,8 @@ func TestObserverSeesEveryTranslatorCall(t *testing.T) {
 // goneStore holds readers but no message: it was deleted after queueing.
 type goneStore struct{ discardStore }
 
-func (goneStore) TranslatedLanguages(context.Context, string, string) (map[string]bool, error) {
-	return nil, chat.Errorf(chat.ENotFound, "no such message")
+func (goneStore) Message(context.Context, string, string) (translation.Stored, error) {
+	return translation.Stored{}, chat.Errorf(chat.ENotFound, "no such message")
 }
 
 func TestProcessSkipsAMessageThatIsGone(t *testing.T) {
@@ -529,5 +543,126 @@ func TestProcessSkipsAMessageThatIsGone(t *testing.T) {
 	}
 	if n := tr.count(); n != 0 {
 		t.Fatalf("%d translator calls for a message that is gone, want 0", n)
+	}
+}
+
+// TestProcessFinishesTheMessage holds the untranslated marker's life: it is
+// cleared in the write that records the languages once nothing failed, by
+// one write when there is nothing to translate, and never for a message
+// that failed somewhere or skips translation.
+func TestProcessFinishesTheMessage(t *testing.T) {
+	failFrench := func(_ context.Context, text, _, target string) (translation.Result, error) {
+		if target == "fr" {
+			return translation.Result{}, chat.Unavailable(errors.New("throttled"))
+		}
+		return translation.Result{Text: target + ":" + text}, nil
+	}
+	for _, tc := range []struct {
+		name                 string
+		job                  messages.Job
+		readers              []translation.Reader
+		translate            func(context.Context, string, string, string) (translation.Result, error)
+		wantErr              bool
+		wantReads, wantSaves int
+		wantFinished         bool
+		wantStored           []string
+	}{
+		{name: "translated: the marker goes with the languages, one write", job: jobIn("en"),
+			readers: readersIn(4, "es", "de"), wantReads: 1, wantSaves: 1, wantFinished: true, wantStored: []string{"de", "es"}},
+		{name: "one language failed: stored, not finished", job: jobIn("en"), translate: failFrench,
+			readers: readersIn(4, "es", "fr"), wantErr: true, wantReads: 1, wantSaves: 1, wantStored: []string{"es"}},
+		{name: "every reader reads the source: one write, no read", job: jobIn("en"),
+			readers: readersIn(4, "en", "en-GB"), wantSaves: 1, wantFinished: true},
+		{name: "no readers: one write, no read", job: jobIn("en"), wantSaves: 1, wantFinished: true},
+		{name: "skip_translation: no marker, no call",
+			job:     func() messages.Job { j := jobIn("en"); j.SkipTranslation = true; return j }(),
+			readers: readersIn(4, "es")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := &memStore{readers: tc.readers}
+			tr := translatorOf(twelve...)
+			tr.translate = tc.translate
+			err := (&translation.Service{Store: store, Translator: tr}).Process(context.Background(), tc.job)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("Process: %v, want an error %v", err, tc.wantErr)
+			}
+			if store.doneCalls != tc.wantReads || store.saveCalls != tc.wantSaves || store.finished != tc.wantFinished {
+				t.Fatalf("got %d message reads, %d writes, finished %v; want %d, %d, %v",
+					store.doneCalls, store.saveCalls, store.finished, tc.wantReads, tc.wantSaves, tc.wantFinished)
+			}
+			if got := store.languages(messageID); !reflect.DeepEqual(got, tc.wantStored) {
+				t.Fatalf("stored %v, want %v", got, tc.wantStored)
+			}
+		})
+	}
+}
+
+// TestProcessTranslatesTheStoredContent: the job carries no content; the
+// translator gets the message's, read with what is already translated.
+func TestProcessTranslatesTheStoredContent(t *testing.T) {
+	for name, content := range map[string]string{
+		"40,000 '<'":    strings.Repeat("<", 40000),
+		"40,000 U+2028": strings.Repeat("\u2028", 40000),
+		"40,000 emoji":  strings.Repeat("😀", 40000),
+		"40,000 U+FFFF": strings.Repeat("\uffff", 40000),
+	} {
+		t.Run(name, func(t *testing.T) {
+			store := &memStore{readers: readersIn(2, "es"), content: content}
+			var got string
+			tr := translatorOf("en", "es")
+			tr.translate = func(_ context.Context, text, _, _ string) (translation.Result, error) {
+				got = text
+				return translation.Result{Text: text}, nil
+			}
+			job := jobIn("en")
+			job.Content = ""
+			if err := (&translation.Service{Store: store, Translator: tr}).Process(context.Background(), job); err != nil {
+				t.Fatalf("Process: %v", err)
+			}
+			if got != content {
+				t.Fatalf("translator got %d bytes, want the stored %d", len(got), len(content))
+			}
+			if saved := store.saved[messageID+"/es"]; saved.Content != content || saved.Untranslated != "" {
+				t.Fatalf("stored %d bytes flagged %q, want the translation as is", len(saved.Content), saved.Untranslated)
+			}
+		})
+	}
+}
+
+// TestProcessOversizedTranslation: an answer at MaxTranslationBytes is
+// stored; one byte more is stored as the original text, flagged, and
+// recorded, so that the readers read the original and a redelivery does
+// not ask again.
+func TestProcessOversizedTranslation(t *testing.T) {
+	original := strings.Repeat("<", 40000)
+	for _, tc := range []struct {
+		name    string
+		answer  string
+		want    string
+		flagged string
+	}{
+		{"at the limit", strings.Repeat("a", translation.MaxTranslationBytes), strings.Repeat("a", translation.MaxTranslationBytes), ""},
+		{"one byte past", strings.Repeat("a", translation.MaxTranslationBytes+1), original, translation.UntranslatedTooLong},
+		{"emoji past", strings.Repeat("😀", translation.MaxTranslationBytes/4+1), original, translation.UntranslatedTooLong},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := &memStore{readers: readersIn(2, "es"), content: original}
+			tr := translatorOf("en", "es")
+			tr.translate = func(context.Context, string, string, string) (translation.Result, error) {
+				return translation.Result{Text: tc.answer, SourceLanguage: "en"}, nil
+			}
+			svc := &translation.Service{Store: store, Translator: tr}
+			if err := svc.Process(context.Background(), jobIn("en")); err != nil {
+				t.Fatalf("Process: %v", err)
+			}
+			saved := store.saved[messageID+"/es"]
+			if saved.Content != tc.want || saved.Untranslated != tc.flagged || !store.finished {
+				t.Fatalf("stored %d bytes flagged %q (finished %v), want %d bytes flagged %q, finished",
+					len(saved.Content), saved.Untranslated, store.finished, len(tc.want), tc.flagged)
+			}
+			if err := svc.Process(context.Background(), jobIn("en")); err != nil || tr.count() != 1 {
+				t.Fatalf("redelivery: %v, %d translator calls in all; want 1", err, tr.count())
+			}
+		})
 	}
 }

@@ -1,0 +1,123 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/messages"
+)
+
+// pendingRow is a message as PendingTranslationIndex projects it: the
+// table's and the index's keys, and what a job needs besides its content.
+type pendingRow struct {
+	PK             string `dynamodbav:"pk"`
+	SK             string `dynamodbav:"sk"`
+	ID             string `dynamodbav:"id"`
+	WorkspaceID    string `dynamodbav:"workspace_id"`
+	ChannelID      string `dynamodbav:"channel_id"`
+	SourceLanguage string `dynamodbav:"source_language"`
+	Due            string `dynamodbav:"pending_due"`
+	Attempts       int    `dynamodbav:"pending_attempts"`
+}
+
+// DuePending implements relay.PendingStore: the marked messages whose
+// marker is due at now, oldest due first within each of the index's
+// shards, at most limit of them. One Query per shard (16), more only for
+// more than a page of due markers in one. The index is eventually
+// consistent: a marker cleared a moment ago may still be listed, which
+// costs a duplicate job, never a lost one. Errors: EUnavailable, EInternal.
+func (s *Store) DuePending(ctx context.Context, now time.Time, limit int) ([]messages.Pending, error) {
+	var out []messages.Pending
+	before := sortTime(now)
+	for shard := 0; shard < pendingShards && len(out) < limit; shard++ {
+		in := &dynamodb.QueryInput{
+			TableName:              &s.table,
+			IndexName:              aws.String(pendingIndex),
+			KeyConditionExpression: aws.String("#ps = :shard AND #pd < :before"),
+			ExpressionAttributeNames: map[string]string{
+				"#ps": attrPendingShard, "#pd": attrPendingDue,
+			},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":shard": str(fmt.Sprintf("PENDING#%02d", shard)), ":before": str(before),
+			},
+		}
+		for len(out) < limit {
+			in.Limit = aws.Int32(int32(min(limit-len(out), 1000)))
+			page, err := s.db.Query(ctx, in)
+			if err != nil {
+				return nil, fail("due pending messages", err)
+			}
+			for _, item := range page.Items {
+				var r pendingRow
+				if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+					return nil, chat.Internal(fmt.Errorf("dynamo: due pending messages: %w", err))
+				}
+				channel := strings.TrimPrefix(r.PK, "CHAN#")
+				id := strings.TrimPrefix(r.SK, messagePrefix)
+				if !chat.ValidID(channel) || !chat.ValidID(id) {
+					continue
+				}
+				out = append(out, messages.Pending{
+					Job: messages.Job{MessageID: id, WorkspaceID: r.WorkspaceID, ChannelID: channel,
+						SourceLanguage: r.SourceLanguage},
+					Attempts: r.Attempts, Version: r.Due,
+				})
+			}
+			if len(page.LastEvaluatedKey) == 0 {
+				break
+			}
+			in.ExclusiveStartKey = page.LastEvaluatedKey
+		}
+	}
+	return out, nil
+}
+
+// Requeued implements relay.PendingStore with one UpdateItem: the marker
+// counts one more attempt and is due again at next, unless it changed
+// since p was read (cleared by the translation function, or moved by
+// another sweep), which is not an error. Errors: EUnavailable, EInternal.
+func (s *Store) Requeued(ctx context.Context, p messages.Pending, next time.Time) error {
+	return s.updateMarker(ctx, p, "requeue pending message",
+		"SET #pd = :next ADD #pa :one", map[string]string{"#pa": attrPendingAttempts}, map[string]types.AttributeValue{
+			":next": str(pendingDue(next, p.Job.MessageID)), ":one": num(1),
+		})
+}
+
+// GiveUp implements relay.PendingStore with one UpdateItem: it moves the
+// marker to the index's STUCK partition, which the sweep does not read,
+// unless it changed since p was read. The translation function still
+// clears it if the message is translated later (a dead-letter redrive).
+// Errors: EUnavailable, EInternal.
+func (s *Store) GiveUp(ctx context.Context, p messages.Pending) error {
+	return s.updateMarker(ctx, p, "give up pending message",
+		"SET #ps = :stuck", map[string]string{"#ps": attrPendingShard}, map[string]types.AttributeValue{":stuck": str(stuckShard)})
+}
+
+// updateMarker applies update to p's message on condition that its marker
+// is still p.Version. DynamoDB refuses unused names and values, so each
+// caller passes only the ones its update uses (#pd is the condition's).
+func (s *Store) updateMarker(ctx context.Context, p messages.Pending, op, update string, names map[string]string, values map[string]types.AttributeValue) error {
+	values[":version"] = str(p.Version)
+	names["#pd"] = attrPendingDue
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       key(chanPK(p.Job.ChannelID), messageSK(p.Job.MessageID)),
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String("#pd = :version"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil
+	}
+	return fail(op+" "+p.Job.MessageID, err)
+}
