@@ -23,6 +23,12 @@ FUNCTIONS := \
 	ListSupportWebhooksFunction:list-support-webhooks \
 	InboundWebhookFunction:inbound-webhook \
 	ListInboundRequestsFunction:list-inbound-requests \
+	ListChannelsFunction:list-channels \
+	ListChannelMessagesFunction:list-channel-messages \
+	PostChannelMessageFunction:post-channel-message \
+	CreateRoomFunction:create-room \
+	ListRoomsFunction:list-rooms \
+	CloseRoomFunction:close-room \
 	OutboxRelayFunction:outbox-relay \
 	TranslateFunction:translate \
 	FallbackFunction:fallback
@@ -53,6 +59,24 @@ build-InboundWebhookFunction:
 
 build-ListInboundRequestsFunction:
 	$(call lambda_build,list-inbound-requests)
+
+build-ListChannelsFunction:
+	$(call lambda_build,list-channels)
+
+build-ListChannelMessagesFunction:
+	$(call lambda_build,list-channel-messages)
+
+build-PostChannelMessageFunction:
+	$(call lambda_build,post-channel-message)
+
+build-CreateRoomFunction:
+	$(call lambda_build,create-room)
+
+build-ListRoomsFunction:
+	$(call lambda_build,list-rooms)
+
+build-CloseRoomFunction:
+	$(call lambda_build,close-room)
 
 build-OutboxRelayFunction:
 	$(call lambda_build,outbox-relay)
