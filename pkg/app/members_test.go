@@ -49,7 +49,9 @@ func newMemberWorld(t *testing.T) *memberWorld {
 		room: ws.TemporaryRooms[0].RoomID, otherChannel: w.other.Channels[0].ID}
 }
 
-func bearer(u fixture.User) map[string]string { return map[string]string{"Authorization": "Bearer " + u.APIToken} }
+func bearer(u fixture.User) map[string]string {
+	return map[string]string{"Authorization": "Bearer " + u.APIToken}
+}
 
 func (w *memberWorld) wsPath(rest string) string { return "/api/v1/workspaces/" + w.ws.ID + rest }
 
@@ -219,7 +221,9 @@ func TestMemberPost(t *testing.T) {
 		hdr  map[string]string
 	}{{"without a key", bearer(w.ben)}, {"with a key", withKey(w.ben, "k-1")}} {
 		var rec *httpRecorder
-		calls := w.calls(func() { rec = record(w.do(t, "POST", path, `{"content":"Hi <there> \u2028 😀","skip_translation":true}`, tc.hdr)) })
+		calls := w.calls(func() {
+			rec = record(w.do(t, "POST", path, `{"content":"Hi <there> \u2028 😀","skip_translation":true}`, tc.hdr))
+		})
 		if len(calls) > 2 {
 			t.Errorf("%s: %d AWS calls %v, want at most 2", tc.name, len(calls), calls)
 		}
