@@ -55,11 +55,14 @@ func bearer(u fixture.User) map[string]string {
 
 func (w *memberWorld) wsPath(rest string) string { return "/api/v1/workspaces/" + w.ws.ID + rest }
 
-// calls runs f and returns the AWS calls it made.
-func (w *memberWorld) calls(f func()) []string {
+// calls runs f and returns the AWS calls it made, logged under what.
+func (w *memberWorld) calls(t *testing.T, what string, f func()) []string {
+	t.Helper()
 	w.st.Calls.Reset()
 	f()
-	return w.st.Calls.Calls()
+	calls := w.st.Calls.Calls()
+	t.Logf("%s: %d AWS calls %v", what, len(calls), calls)
+	return calls
 }
 
 type pageOf[T any] struct {
@@ -106,7 +109,7 @@ func TestMemberChannels(t *testing.T) {
 	w := newMemberWorld(t)
 	var rec1 []string
 	var page pageOf[struct{ ID, Name string }]
-	rec1 = w.calls(func() {
+	rec1 = w.calls(t, "channels page", func() {
 		rec := w.do(t, "GET", w.wsPath("/channels?limit=1"), "", bearer(w.ana))
 		if rec.Code != 200 {
 			t.Fatalf("channels: %d %s", rec.Code, rec.Body)
@@ -178,7 +181,7 @@ func TestMemberReadsGuestMessageTranslated(t *testing.T) {
 	}
 	var member []string
 	var benView pageOf[viewBody]
-	member = w.calls(func() {
+	member = w.calls(t, "messages page with a translation", func() {
 		rec = w.do(t, "GET", w.wsPath("/channels/"+w.general+"/messages"), "", bearer(w.ben))
 		benView = decodeAs[pageOf[viewBody]](t, rec.Body.Bytes())
 	})
@@ -221,7 +224,7 @@ func TestMemberPost(t *testing.T) {
 		hdr  map[string]string
 	}{{"without a key", bearer(w.ben)}, {"with a key", withKey(w.ben, "k-1")}} {
 		var rec *httpRecorder
-		calls := w.calls(func() {
+		calls := w.calls(t, "post "+tc.name, func() {
 			rec = record(w.do(t, "POST", path, `{"content":"Hi <there> \u2028 😀","skip_translation":true}`, tc.hdr))
 		})
 		if len(calls) > 2 {
@@ -239,7 +242,7 @@ func TestMemberPost(t *testing.T) {
 	first := w.count(t, "MSG#")
 	// The replay: same status and body, the header, nothing posted, still two calls.
 	var again *httpRecorder
-	calls := w.calls(func() {
+	calls := w.calls(t, "post replay", func() {
 		again = record(w.do(t, "POST", path, `{"content":"Hi <there> \u2028 😀","skip_translation":true}`, withKey(w.ben, "k-1")))
 	})
 	if again.code != 201 || again.hdr.Get("Idempotent-Replayed") != "true" || len(calls) > 2 || w.count(t, "MSG#") != first {
@@ -329,7 +332,7 @@ func TestRoomsLifecycle(t *testing.T) {
 	ctx := context.Background()
 	exp := chat.FormatTime(time.Now().Add(3 * time.Hour))
 	var rec *httpRecorder
-	calls := w.calls(func() {
+	calls := w.calls(t, "create room", func() {
 		rec = record(w.do(t, "POST", w.wsPath("/rooms"), `{"channel_id":"`+w.general+`","name":"  Order help 😀 ","expires_at":"`+exp+`"}`, bearer(w.ben)))
 	})
 	if rec.code != 201 || len(calls) > 2 {
@@ -366,7 +369,7 @@ func TestRoomsLifecycle(t *testing.T) {
 	}
 	closePath := w.wsPath("/rooms/" + room.RoomID + "/close")
 	for i := 0; i < 2; i++ {
-		calls = w.calls(func() { rec = record(w.do(t, "POST", closePath, "", bearer(w.ben))) })
+		calls = w.calls(t, fmt.Sprintf("close %d with 20 guests", i+1), func() { rec = record(w.do(t, "POST", closePath, "", bearer(w.ben))) })
 		if rec.code != 200 || decodeAs[struct{ Data roomBody }](t, []byte(rec.body)).Data.Status != "closed" || len(calls) > 3 {
 			t.Fatalf("close %d with 20 guests: %d %s after %d calls %v, want 200 closed in at most 3", i+1, rec.code, rec.body, len(calls), calls)
 		}
@@ -394,7 +397,7 @@ func TestRoomsLifecycle(t *testing.T) {
 	exp2 := chat.FormatTime(time.Now().Add(time.Hour))
 	rec = record(w.do(t, "POST", w.wsPath("/rooms"), `{"channel_id":"`+w.random+`","name":"Empty","expires_at":"`+exp2+`"}`, bearer(w.ana)))
 	empty := decodeAs[struct{ Data roomBody }](t, []byte(rec.body)).Data
-	calls = w.calls(func() { rec = record(w.do(t, "POST", w.wsPath("/rooms/"+empty.RoomID+"/close"), "", bearer(w.ana))) })
+	calls = w.calls(t, "close without guests", func() { rec = record(w.do(t, "POST", w.wsPath("/rooms/"+empty.RoomID+"/close"), "", bearer(w.ana))) })
 	if rec.code != 200 || len(calls) > 3 {
 		t.Fatalf("close without guests: %d after %v, want 200 in at most 3 calls", rec.code, calls)
 	}
