@@ -23,6 +23,12 @@ FUNCTIONS := \
 	ListSupportWebhooksFunction:list-support-webhooks \
 	InboundWebhookFunction:inbound-webhook \
 	ListInboundRequestsFunction:list-inbound-requests \
+	ListChannelsFunction:list-channels \
+	ListChannelMessagesFunction:list-channel-messages \
+	PostChannelMessageFunction:post-channel-message \
+	CreateRoomFunction:create-room \
+	ListRoomsFunction:list-rooms \
+	CloseRoomFunction:close-room \
 	OutboxRelayFunction:outbox-relay \
 	TranslateFunction:translate \
 	TranslationSweepFunction:translation-sweep \

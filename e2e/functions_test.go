@@ -39,6 +39,16 @@ var sampleStatus = map[string]int{
 	// With a real guest token in place of the sample's placeholder.
 	"ListGuestMessagesFunction": http.StatusOK,
 	"PostGuestMessageFunction":  http.StatusCreated,
+	// Members and rooms, as Ana of the demo fixture.
+	"ListChannelsFunction":        http.StatusOK,
+	"ListChannelMessagesFunction": http.StatusOK,
+	"PostChannelMessageFunction":  http.StatusCreated,
+	"ListRoomsFunction":           http.StatusOK,
+	"CloseRoomFunction":           http.StatusOK,
+	// The sample's expires_at is fixed and so more than 7 days ahead: the
+	// real binary refuses it as the contract says (its wiring test sends a
+	// fresh one and gets 201).
+	"CreateRoomFunction": http.StatusUnprocessableEntity,
 }
 
 // cleanBatch lists the event source functions whose sample must be

@@ -103,6 +103,12 @@ func (a *App) Handlers() (map[string]http.Handler, error) {
 		"PostGuestMessageFunction":     a.PostGuestMessageHandler(),
 		"ListOutboundWebhooksFunction": a.OutboundWebhooksHandler(),
 		"ListSupportWebhooksFunction":  a.SupportWebhooksHandler(),
+		"ListChannelsFunction":         a.ChannelsHandler(),
+		"ListChannelMessagesFunction":  a.ChannelMessagesHandler(),
+		"PostChannelMessageFunction":   a.PostChannelMessageHandler(),
+		"CreateRoomFunction":           a.CreateRoomHandler(),
+		"ListRoomsFunction":            a.RoomsHandler(),
+		"CloseRoomFunction":            a.CloseRoomHandler(),
 	}, nil
 }
 

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/signature"
 )
 
@@ -198,6 +200,39 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}
 	w.st.Faults.Clear()
 
+	// Members and rooms: Ana joins general first.
+	w.doc.Workspaces[0].Channels[0].Members = []string{ws.Users[0].ID}
+	if err := w.app.Store.Apply(context.Background(), w.doc, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	general := ws.Channels[0].ID
+	chMsgs := w.listPath(ws.ID, "channels/"+general+"/messages")
+	expect(do("channels", "GET", w.listPath(ws.ID, "channels"), "", bearer(w.token)), 200)
+	expect(do("channels, guest token", "GET", w.listPath(ws.ID, "channels"), "", bearer(second)), 401)
+	expect(do("channels, wrong token", "GET", w.listPath(ws.ID, "channels"), "", bearer(wrongToken)), 401)
+	expect(do("member post", "POST", chMsgs, `{"content":"Hello"}`, bearer(w.token)), 201)
+	memberKeyed := map[string]string{"Authorization": "Bearer " + w.token, "Idempotency-Key": "reply-1"}
+	expect(do("member post, keyed", "POST", chMsgs, `{"content":"Again"}`, memberKeyed), 201)
+	expect(do("member post, replay", "POST", chMsgs, `{"content":"Again"}`, memberKeyed), 201)
+	expect(do("member post, key reused", "POST", chMsgs, `{"content":"Other"}`, memberKeyed), 422)
+	expect(do("member messages", "GET", chMsgs, "", bearer(w.token)), 200)
+	expect(do("member messages, other workspace", "GET", chMsgs, "", bearer(w.other.Users[0].APIToken)), 403)
+	w.st.Faults.Fail("DynamoDB.TransactWriteItems", 0, stacktest.Before)
+	expect(do("member post, storage fails", "POST", chMsgs, `{"content":"x"}`, map[string]string{"Authorization": "Bearer " + w.token, "Idempotency-Key": "reply-2"}), 503)
+	w.st.Faults.Clear()
+	roomsPath := w.listPath(ws.ID, "rooms")
+	rec := do("create room", "POST", roomsPath, `{"channel_id":"`+general+`","name":"Leak check","expires_at":"`+chat.FormatTime(time.Now().Add(time.Hour))+`"}`, bearer(w.token))
+	expect(rec, 201)
+	var created struct {
+		Data struct {
+			RoomID string `json:"room_id"`
+		} `json:"data"`
+	}
+	json.Unmarshal(rec.Body.Bytes(), &created)
+	expect(do("rooms", "GET", roomsPath, "", bearer(w.token)), 200)
+	expect(do("close room", "POST", w.listPath(ws.ID, "rooms/"+created.Data.RoomID+"/close"), "", bearer(w.token)), 200)
+	expect(do("close room, guest token", "POST", w.listPath(ws.ID, "rooms/"+w.room+"/close"), "", bearer(second)), 401)
+
 	// Inbound, static scheme.
 	static := w.postPath(w.static.ID)
 	secretHdr := map[string]string{"X-Service-Webhook-Secret": w.static.Secret}
@@ -264,8 +299,8 @@ func TestSecretsNeverLeak(t *testing.T) {
 	if n := strings.Count(text, `"msg":"request"`); n < len(seen) {
 		t.Errorf("%d request summary lines for %d requests: is the logger captured?", n, len(seen))
 	}
-	if n := strings.Count(text, `"level":"ERROR"`); n < 4 {
-		t.Errorf("%d error lines, want one per 5xx (4)", n)
+	if n := strings.Count(text, `"level":"ERROR"`); n < 5 {
+		t.Errorf("%d error lines, want one per 5xx (5)", n)
 	}
 	if leaked := secrets.found(text); len(leaked) > 0 {
 		t.Errorf("the logs carry %v:\n%s", leaked, text)

@@ -9,6 +9,13 @@ const (
 	RoomClosed = "closed"
 )
 
+// Roles of a workspace user (contract section 1). A user without one is a
+// member.
+const (
+	RoleAdmin  = "admin"
+	RoleMember = "member"
+)
+
 // Workspace owns users, channels, rooms and webhooks.
 type Workspace struct {
 	ID              string

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -86,15 +87,17 @@ func (s *Store) Apply(ctx context.Context, d *fixture.Document, now time.Time) e
 // as applying it needs to know.
 type workspaceState struct {
 	users    map[string]userItem
-	outbound map[string][]outboundItem // by webhook id, oldest first
-	support  map[string][]supportItem  // by webhook id, oldest first
-	readers  map[string][]string       // channel id -> user ids with a reader item
+	outbound map[string][]outboundItem    // by webhook id, oldest first
+	support  map[string][]supportItem     // by webhook id, oldest first
+	readers  map[string][]string          // channel id -> user ids with a reader item
+	channels map[string]channelItem       // by channel id
+	memberOf map[string]map[string]string // user id -> channel id -> sk of its member channel item
 }
 
 // storedMetas are the stored #META items of the document's rooms and inbound
 // webhooks, by id.
 type storedMetas struct {
-	rooms   map[string]roomItem
+	rooms   map[string]roomRecord
 	inbound map[string]inboundItem
 }
 
@@ -106,6 +109,8 @@ func (s *Store) loadWorkspaceState(ctx context.Context, w fixture.Workspace) (wo
 		outbound: map[string][]outboundItem{},
 		support:  map[string][]supportItem{},
 		readers:  map[string][]string{},
+		channels: map[string]channelItem{},
+		memberOf: map[string]map[string]string{},
 	}
 	items, err := s.queryAll(ctx, "load workspace "+w.ID, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("pk = :pk"),
@@ -134,7 +139,27 @@ func (s *Store) loadWorkspaceState(ctx context.Context, w fixture.Workspace) (wo
 				return st, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", sk, err))
 			}
 			st.support[o.ID] = append(st.support[o.ID], o)
+		case strings.HasPrefix(sk, "CHAN#"):
+			var c channelItem
+			if err := attributevalue.UnmarshalMap(it, &c); err != nil {
+				return st, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", sk, err))
+			}
+			st.channels[c.ID] = c
 		}
+	}
+	users := map[string]bool{}
+	for id := range st.users {
+		users[id] = true
+	}
+	for _, u := range w.Users {
+		users[u.ID] = true
+	}
+	for u := range users {
+		chans, err := s.memberChannelKeys(ctx, w.ID, u)
+		if err != nil {
+			return st, err
+		}
+		st.memberOf[u] = chans
 	}
 	for _, c := range w.Channels {
 		readers, err := s.queryAll(ctx, "load readers of "+c.ID, &dynamodb.QueryInput{
@@ -154,7 +179,7 @@ func (s *Store) loadWorkspaceState(ctx context.Context, w fixture.Workspace) (wo
 
 // loadMetas reads the stored rooms and inbound webhooks of the document.
 func (s *Store) loadMetas(ctx context.Context, d *fixture.Document) (storedMetas, error) {
-	m := storedMetas{rooms: map[string]roomItem{}, inbound: map[string]inboundItem{}}
+	m := storedMetas{rooms: map[string]roomRecord{}, inbound: map[string]inboundItem{}}
 	var keys []map[string]types.AttributeValue
 	for _, w := range d.Workspaces {
 		for _, r := range w.TemporaryRooms {
@@ -172,7 +197,7 @@ func (s *Store) loadMetas(ctx context.Context, d *fixture.Document) (storedMetas
 		for _, it := range items {
 			switch pk := getS(it, attrPK); {
 			case strings.HasPrefix(pk, roomPK("")):
-				var r roomItem
+				var r roomRecord
 				if err := attributevalue.UnmarshalMap(it, &r); err != nil {
 					return m, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", pk, err))
 				}
@@ -266,24 +291,44 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 	p.put(workspaceItem{PK: wsPK(ws), SK: metaSK, ID: ws, Name: w.Name, DefaultLanguage: w.DefaultLanguage,
 		WebhookQuota: *w.WebhookQuotaPerMinute, TranslationBudget: *w.TranslationCharsPerDay})
 
+	// Channels first: a user's token item carries the user's channels.
+	chanCreated := map[string]time.Time{}
+	for _, c := range w.Channels {
+		created := st.channels[c.ID].CreatedAt
+		if created.IsZero() {
+			created = now
+		}
+		chanCreated[c.ID] = created.UTC()
+	}
+	userChans := userChannels(w, st)
+
 	langs := map[string]string{}
 	for _, u := range w.Users {
 		langs[u.ID] = u.PreferredLanguage
 		hash := chat.HashToken(u.APIToken)
 		p.put(userItem{PK: wsPK(ws), SK: userSK(u.ID), ID: u.ID, WorkspaceID: ws, Name: u.Name,
-			PreferredLanguage: u.PreferredLanguage, TokenHash: hash})
-		p.put(apiTokenItem{PK: apiTokenPK(hash), SK: metaSK, WorkspaceID: ws, UserID: u.ID})
+			PreferredLanguage: u.PreferredLanguage, TokenHash: hash, Role: u.Role})
+		p.put(apiTokenItem{PK: apiTokenPK(hash), SK: metaSK, WorkspaceID: ws, UserID: u.ID,
+			Name: u.Name, Role: u.Role, PreferredLanguage: u.PreferredLanguage, Channels: userChans[u.ID]})
 		if old := st.users[u.ID].TokenHash; old != "" && old != hash && !tokens[old] {
 			p.put(apiTokenItem{PK: apiTokenPK(old), SK: metaSK, WorkspaceID: ws, UserID: u.ID, Revoked: true})
 		}
 	}
 
 	for _, c := range w.Channels {
-		p.put(channelItem{PK: wsPK(ws), SK: chanSK(c.ID), ID: c.ID, WorkspaceID: ws, Name: c.Name, Members: c.Members})
+		created := chanCreated[c.ID]
+		p.put(channelItem{PK: wsPK(ws), SK: chanSK(c.ID), ID: c.ID, WorkspaceID: ws, Name: c.Name, Members: c.Members, CreatedAt: created})
 		members := map[string]bool{}
 		for _, u := range c.Members {
 			members[u] = true
 			p.put(readerItem{PK: chanPK(c.ID), SK: readerUserSK(u), Kind: chat.AuthorUser, ID: u, Language: langs[u]})
+			p.put(memberChannelItem{PK: memberPK(ws, u), SK: memberChannelSK(created, c.ID), ID: c.ID, WorkspaceID: ws,
+				Name: c.Name, CreatedAt: created})
+		}
+		for u, chans := range st.memberOf {
+			if sk, ok := chans[c.ID]; ok && (!members[u] || sk != memberChannelSK(created, c.ID)) {
+				p.del(memberPK(ws, u), sk)
+			}
 		}
 		for _, u := range st.readers[c.ID] {
 			if !members[u] {
@@ -294,8 +339,14 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 
 	for _, r := range w.TemporaryRooms {
 		exp := r.Expires()
-		p.put(roomItem{PK: roomPK(r.RoomID), SK: metaSK, ID: r.RoomID, WorkspaceID: ws, ChannelID: r.ChannelID,
-			Name: r.Name, Status: r.Status, ExpiresAt: exp, ExpiresEpoch: exp.Unix()})
+		created := m.rooms[r.RoomID].CreatedAt
+		if created.IsZero() {
+			created = now
+		}
+		rec := roomRecord{roomItem: roomItem{PK: roomPK(r.RoomID), SK: metaSK, ID: r.RoomID, WorkspaceID: ws, ChannelID: r.ChannelID,
+			Name: r.Name, Status: r.Status, ExpiresAt: exp, ExpiresEpoch: exp.Unix()}, CreatedAt: created.UTC()}
+		p.put(rec)
+		p.put(wsRoomItemOf(rec))
 		p.put(channelRoomItem{PK: chanPK(r.ChannelID), SK: roomSK(r.RoomID), Kind: kindRoom, ID: r.RoomID,
 			Status: r.Status, ExpiresEpoch: exp.Unix()})
 	}
@@ -404,4 +455,40 @@ func placeListed[T listedItem](p *writePlan, stored []T, doc time.Time, given bo
 		}
 	}
 	return created, sk
+}
+
+// userChannels returns, for each user of w, the ids of the channels the
+// user is a member of once w is applied, sorted: the stored memberships of
+// channels w does not list, and w's own channels' member lists.
+func userChannels(w fixture.Workspace, st workspaceState) map[string][]string {
+	listed := map[string]bool{}
+	for _, c := range w.Channels {
+		listed[c.ID] = true
+	}
+	sets := map[string]map[string]bool{}
+	for _, u := range w.Users {
+		sets[u.ID] = map[string]bool{}
+		for id := range st.memberOf[u.ID] {
+			if !listed[id] {
+				sets[u.ID][id] = true
+			}
+		}
+	}
+	for _, c := range w.Channels {
+		for _, u := range c.Members {
+			if sets[u] != nil {
+				sets[u][c.ID] = true
+			}
+		}
+	}
+	out := make(map[string][]string, len(sets))
+	for u, set := range sets {
+		ids := make([]string, 0, len(set))
+		for id := range set {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		out[u] = ids
+	}
+	return out
 }

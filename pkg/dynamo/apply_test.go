@@ -120,8 +120,9 @@ func TestApplyWritesTheDataModel(t *testing.T) {
 
 	// 1 workspace, 3 users, 3 API tokens, 2 channels, 5 user readers,
 	// 3 rooms and 3 room entries in their channels, 2 inbound, 3 outbound
-	// and 2 support webhooks.
-	if got, want := len(items), 27; got != want {
+	// and 2 support webhooks; 5 channel entries in their members' lists and
+	// 3 room entries in the workspace's list.
+	if got, want := len(items), 35; got != want {
 		t.Fatalf("got %d items, want %d: %v", got, want, keysWithPrefix(items, ""))
 	}
 	for _, tc := range []struct {
@@ -133,6 +134,9 @@ func TestApplyWritesTheDataModel(t *testing.T) {
 		{"WS#" + demoWorkspace + "|USER#" + demoAna, "token_hash", chat.HashToken(demoAnaToken)},
 		{"APITOKEN#" + chat.HashToken(demoAnaToken) + "|#META", "user_id", demoAna},
 		{"APITOKEN#" + chat.HashToken(demoAnaToken) + "|#META", "revoked", false},
+		{"APITOKEN#" + chat.HashToken(demoAnaToken) + "|#META", "role", "admin"},
+		{"APITOKEN#" + chat.HashToken(demoAnaToken) + "|#META", "preferred_language", "es-ES"},
+		{"WS#" + demoWorkspace + "|USER#" + demoAna, "role", "admin"},
 		{"CHAN#" + demoGeneral + "|READER#USER#" + demoChloe, "language", "fr-FR"},
 		{"CHAN#" + demoGeneral + "|READER#USER#" + demoChloe, "kind", "user"},
 		{"ROOM#" + demoCall + "|#META", "channel_id", demoSupport},

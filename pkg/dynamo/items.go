@@ -26,15 +26,22 @@ type userItem struct {
 	Name              string `dynamodbav:"name"`
 	PreferredLanguage string `dynamodbav:"preferred_language"`
 	TokenHash         string `dynamodbav:"token_hash"`
+	Role              string `dynamodbav:"role,omitempty"`
 }
 
-// apiTokenItem: pk APITOKEN#<sha256(token)>, sk #META.
+// apiTokenItem: pk APITOKEN#<sha256(token)>, sk #META. It repeats its
+// user's name, role, language and channels, so that a workspace request is
+// authenticated and authorized with one GetItem.
 type apiTokenItem struct {
-	PK          string `dynamodbav:"pk"`
-	SK          string `dynamodbav:"sk"`
-	WorkspaceID string `dynamodbav:"workspace_id"`
-	UserID      string `dynamodbav:"user_id"`
-	Revoked     bool   `dynamodbav:"revoked"`
+	PK                string   `dynamodbav:"pk"`
+	SK                string   `dynamodbav:"sk"`
+	WorkspaceID       string   `dynamodbav:"workspace_id"`
+	UserID            string   `dynamodbav:"user_id"`
+	Revoked           bool     `dynamodbav:"revoked"`
+	Name              string   `dynamodbav:"name,omitempty"`
+	Role              string   `dynamodbav:"role,omitempty"`
+	PreferredLanguage string   `dynamodbav:"preferred_language,omitempty"`
+	Channels          []string `dynamodbav:"channels,stringset,omitempty"`
 }
 
 // channelItem: pk WS#<ws>, sk CHAN#<channel>.
@@ -45,6 +52,9 @@ type channelItem struct {
 	WorkspaceID string   `dynamodbav:"workspace_id"`
 	Name        string   `dynamodbav:"name"`
 	Members     []string `dynamodbav:"members,omitempty"`
+	// CreatedAt orders the members' channel lists; zero on items written
+	// before it existed (the next apply sets it).
+	CreatedAt time.Time `dynamodbav:"created_at"`
 }
 
 // inboundItem: pk IWH#<webhook>, sk #META.

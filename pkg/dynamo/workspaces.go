@@ -28,7 +28,8 @@ func (s *Store) APIToken(ctx context.Context, hash string) (workspaces.APIToken,
 	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
 		return workspaces.APIToken{}, chat.Internal(err)
 	}
-	return workspaces.APIToken{Hash: strings.TrimPrefix(it.PK, "APITOKEN#"), WorkspaceID: it.WorkspaceID, UserID: it.UserID, Revoked: it.Revoked}, nil
+	return workspaces.APIToken{Hash: strings.TrimPrefix(it.PK, "APITOKEN#"), WorkspaceID: it.WorkspaceID, UserID: it.UserID, Revoked: it.Revoked,
+		Name: it.Name, Role: it.Role, PreferredLanguage: it.PreferredLanguage, Channels: it.Channels}, nil
 }
 
 // OutboundWebhooks implements workspaces.WebhookStore with one Query

@@ -27,6 +27,12 @@ var Routes = []Route{
 	{"ListSupportWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks"},
 	{"ListInboundRequestsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/requests"},
 	{"InboundWebhookFunction", http.MethodPost, "/webhooks/{webhook}/messages"},
+	{"ListChannelsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/channels"},
+	{"ListChannelMessagesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages"},
+	{"PostChannelMessageFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages"},
+	{"CreateRoomFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/rooms"},
+	{"ListRoomsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/rooms"},
+	{"CloseRoomFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/rooms/{room_id}/close"},
 }
 
 // FallbackFunction serves API Gateway's $default route: JSON 404 and 405

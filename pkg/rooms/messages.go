@@ -91,29 +91,7 @@ type Lister struct {
 // translation per message, per 100 messages. Errors: those of
 // MessageReader.
 func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, after string, limit int) (chat.Page[MessageView], error) {
-	page, err := l.Store.ListMessages(ctx, room.ChannelID, after, limit)
-	if err != nil {
-		return chat.Page[MessageView]{}, err
-	}
-	reader := s.Guest.PreferredLanguage
-	var ids, langs []string
-	for _, m := range page.Items {
-		if lang, ok := pick(m, reader); ok {
-			ids = append(ids, m.ID)
-			langs = append(langs, lang)
-		}
-	}
-	var trs map[string]map[string]string
-	if len(ids) > 0 {
-		if trs, err = l.Store.Translations(ctx, ids, langs); err != nil {
-			return chat.Page[MessageView]{}, err
-		}
-	}
-	out := chat.Page[MessageView]{Next: page.Next, After: page.After, Items: make([]MessageView, 0, len(page.Items))}
-	for _, m := range page.Items {
-		out.Items = append(out.Items, ViewOf(m, trs[m.ID], reader))
-	}
-	return out, nil
+	return ReadChannel(ctx, l.Store, room.ChannelID, s.Guest.PreferredLanguage, after, limit)
 }
 
 // ViewOf returns m as seen by a reader whose preferred language is tag,

@@ -2,6 +2,7 @@ package workspaces
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -10,18 +11,38 @@ import (
 // TokenPrefix marks workspace API tokens that chatctl generates.
 const TokenPrefix = "wsk_"
 
-// Principal is an authenticated workspace member.
+// Principal is an authenticated workspace user.
 type Principal struct {
-	WorkspaceID string
-	UserID      string
+	WorkspaceID       string
+	UserID            string
+	Name              string
+	Role              string
+	PreferredLanguage string
+	// Channels are the ids of the workspace's channels the user is a
+	// member of.
+	Channels []string
 }
 
-// APIToken is a stored API token, found by the hash of the token.
+// MemberOf reports whether the user is a member of channelID.
+func (p Principal) MemberOf(channelID string) bool {
+	return channelID != "" && slices.Contains(p.Channels, channelID)
+}
+
+// IsAdmin reports whether the user is an admin of the workspace.
+func (p Principal) IsAdmin() bool { return p.Role == chat.RoleAdmin }
+
+// APIToken is a stored API token, found by the hash of the token. It
+// carries its user's name, role, language and channels, so that one read
+// authenticates and authorizes a request.
 type APIToken struct {
-	Hash        string
-	WorkspaceID string
-	UserID      string
-	Revoked     bool
+	Hash              string
+	WorkspaceID       string
+	UserID            string
+	Revoked           bool
+	Name              string
+	Role              string
+	PreferredLanguage string
+	Channels          []string
 }
 
 // TokenStore finds API tokens by hash.
@@ -85,5 +106,10 @@ func (a *Authenticator) Authorize(ctx context.Context, authorization, workspaceI
 	if rec.WorkspaceID != workspaceID {
 		return Principal{}, ErrForbidden()
 	}
-	return Principal{WorkspaceID: rec.WorkspaceID, UserID: rec.UserID}, nil
+	role := rec.Role
+	if role != chat.RoleAdmin {
+		role = chat.RoleMember
+	}
+	return Principal{WorkspaceID: rec.WorkspaceID, UserID: rec.UserID, Name: rec.Name, Role: role,
+		PreferredLanguage: rec.PreferredLanguage, Channels: rec.Channels}, nil
 }

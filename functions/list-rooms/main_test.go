@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/wiringtest"
+)
+
+func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
+
+func TestSampleEvent(t *testing.T) {
+	wiringtest.Demo(t)
+	ctx := context.Background()
+	h, err := handler(ctx)
+	if err != nil {
+		t.Fatalf("handler: %v", err)
+	}
+	ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, "list-rooms.json")
+	resp, err := h(ctx, ev)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("sample: %d %v %s, want 200", resp.StatusCode, err, resp.Body)
+	}
+	body := wiringtest.Body(t, resp)
+	if len(body["data"].([]any)) != 2 || body["meta"].(map[string]any)["next_cursor"] == nil {
+		t.Fatalf("body %s, want two of the demo's three rooms and a cursor", resp.Body)
+	}
+	delete(ev.Headers, "authorization")
+	bad, _ := h(ctx, ev)
+	if bad.StatusCode != 401 || bad.Body != `{"message":"Unauthenticated."}` {
+		t.Fatalf("without a token: %d %s", bad.StatusCode, bad.Body)
+	}
+}

@@ -1,0 +1,143 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/members"
+)
+
+var (
+	_ members.ChannelStore = (*Store)(nil)
+	_ members.PostStore    = (*Store)(nil)
+)
+
+// memberPK is the partition of one user's channel list.
+func memberPK(ws, user string) string { return "MEMBER#" + ws + "#" + user }
+
+// memberChannelSK orders a user's channels oldest first.
+func memberChannelSK(created time.Time, channel string) string {
+	return "CHAN#" + sortTime(created) + "#" + channel
+}
+
+// memberKeyPK is a member's Idempotency-Key record.
+func memberKeyPK(user, keyHash string) string { return "UIDEM#" + user + "#" + keyHash }
+
+// memberChannelItem lists a channel in the channel list of one of its
+// members: pk MEMBER#<ws>#<user>, sk CHAN#<sortTime(created)>#<channel>.
+// chatctl apply writes it with the channel and deletes it with the
+// membership.
+type memberChannelItem struct {
+	PK          string    `dynamodbav:"pk"`
+	SK          string    `dynamodbav:"sk"`
+	ID          string    `dynamodbav:"id"`
+	WorkspaceID string    `dynamodbav:"workspace_id"`
+	Name        string    `dynamodbav:"name"`
+	CreatedAt   time.Time `dynamodbav:"created_at"`
+}
+
+// memberKeyItem is a member's Idempotency-Key record: pk
+// UIDEM#<user>#<sha256(key)>, sk #META. It holds the message it posted, so
+// that a replay needs no other read.
+type memberKeyItem struct {
+	PK          string      `dynamodbav:"pk"`
+	SK          string      `dynamodbav:"sk"`
+	Fingerprint string      `dynamodbav:"fingerprint"`
+	Expires     int64       `dynamodbav:"expires_epoch"`
+	TTL         int64       `dynamodbav:"ttl"`
+	Message     messageItem `dynamodbav:"message"`
+}
+
+// memberChannelKeys returns the sort keys of user's channel list, by
+// channel id, for apply.
+func (s *Store) memberChannelKeys(ctx context.Context, ws, user string) (map[string]string, error) {
+	items, err := s.queryAll(ctx, "load channels of user "+user, &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("pk = :pk AND begins_with(sk, :p)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(memberPK(ws, user)), ":p": str("CHAN#")},
+		ProjectionExpression:      aws.String(attrSK),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(items))
+	for _, it := range items {
+		sk := getS(it, attrSK)
+		out[sk[strings.LastIndexByte(sk, '#')+1:]] = sk
+	}
+	return out, nil
+}
+
+// MemberChannels implements members.ChannelStore with one Query of the
+// user's channel list, oldest first. Errors: EValidation on "cursor" for a
+// position that is not a channel's; EUnavailable.
+func (s *Store) MemberChannels(ctx context.Context, ws, user, after string, limit int) (chat.Page[members.Channel], error) {
+	q := listQuery{op: "list channels of user " + user, pk: memberPK(ws, user), prefix: "CHAN#", forward: true}
+	return listPage(ctx, s, q, after, limit, func(it memberChannelItem) members.Channel {
+		return members.Channel{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, CreatedAt: it.CreatedAt}
+	})
+}
+
+// PostMemberMessage implements members.PostStore. Without a key it is one
+// PutItem of the message; with one, one TransactWriteItems of the message
+// and the key's record, the record conditioned on no live record holding
+// the key: a failed condition returns that record (ReturnValues ALL_OLD),
+// so a replay costs no further read. A transaction that collides with a
+// concurrent one on the key is retried a few times (the winner's record is
+// then returned), then answered EIdempotencyKeyInUse.
+func (s *Store) PostMemberMessage(ctx context.Context, m chat.Message, key *members.KeyRecord, now time.Time) (*members.KeyRecord, error) {
+	if key == nil {
+		return nil, s.PutMessage(ctx, m)
+	}
+	rec := memberKeyItem{
+		PK: memberKeyPK(key.UserID, key.KeyHash), SK: metaSK, Fingerprint: key.Fingerprint,
+		Expires: epoch(key.ExpiresAt), TTL: epoch(key.ExpiresAt.Add(time.Hour)), Message: messageItemOf(m),
+	}
+	claim := put(s.table, rec, "attribute_not_exists(pk) OR expires_epoch <= :now", map[string]types.AttributeValue{":now": num(now.Unix())})
+	claim.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	items := []types.TransactWriteItem{claim, put(s.table, messageItemOf(m), "attribute_not_exists(pk)", nil)}
+	op := "post member message " + m.ID
+	for attempt := 0; ; attempt++ {
+		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		if err == nil {
+			return nil, nil
+		}
+		reasons := cancellation(err)
+		switch {
+		case reasons == nil:
+			return nil, fail(op, err)
+		case conditionFailed(reasons, 0):
+			var old memberKeyItem
+			if err := attributevalue.UnmarshalMap(reasons[0].Item, &old); err != nil {
+				return nil, chat.Internal(fmt.Errorf("dynamo: %s: held record: %w", op, err))
+			}
+			return &members.KeyRecord{
+				UserID: key.UserID, KeyHash: key.KeyHash, Fingerprint: old.Fingerprint,
+				ExpiresAt: time.Unix(old.Expires, 0).UTC(), Message: old.Message.message(),
+			}, nil
+		case conditionFailed(reasons, 1):
+			return nil, chat.Errorf(chat.EConflict, "message %s exists", m.ID)
+		case !conflicted(reasons):
+			return nil, chat.Internal(errors.New("dynamo: " + op + ": cancelled for an unexpected reason"))
+		}
+		if attempt >= 4 {
+			e := chat.Errorf(chat.EIdempotencyKeyInUse, "A request with this Idempotency-Key is still being processed. Retry later.")
+			e.RetryAfter = 1
+			return nil, e
+		}
+		backoff := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
+		select {
+		case <-ctx.Done():
+			return nil, fail(op, ctx.Err())
+		case <-time.After(backoff):
+		}
+	}
+}

@@ -1,0 +1,163 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/rooms"
+)
+
+var _ rooms.RoomStore = (*Store)(nil)
+
+// wsRoomPrefix starts the sort key of a room in its workspace's list.
+const wsRoomPrefix = "ROOM#"
+
+// wsRoomSK orders a workspace's rooms by creation.
+func wsRoomSK(created time.Time, id string) string {
+	return wsRoomPrefix + sortTime(created) + "#" + id
+}
+
+// roomRecord is the room's own item (roomItem, which joins and guest
+// requests read) with its creation time, which locates its entry in the
+// workspace's list.
+type roomRecord struct {
+	roomItem
+	CreatedAt time.Time `dynamodbav:"created_at"`
+}
+
+// wsRoomItem lists a room in its workspace: pk WS#<ws>,
+// sk ROOM#<sortTime(created)>#<room>.
+type wsRoomItem struct {
+	PK          string    `dynamodbav:"pk"`
+	SK          string    `dynamodbav:"sk"`
+	ID          string    `dynamodbav:"id"`
+	WorkspaceID string    `dynamodbav:"workspace_id"`
+	ChannelID   string    `dynamodbav:"channel_id"`
+	Name        string    `dynamodbav:"name"`
+	Status      string    `dynamodbav:"status"`
+	ExpiresAt   time.Time `dynamodbav:"expires_at"`
+	CreatedAt   time.Time `dynamodbav:"created_at"`
+}
+
+func wsRoomItemOf(r roomRecord) wsRoomItem {
+	return wsRoomItem{PK: wsPK(r.WorkspaceID), SK: wsRoomSK(r.CreatedAt, r.ID), ID: r.ID, WorkspaceID: r.WorkspaceID,
+		ChannelID: r.ChannelID, Name: r.Name, Status: r.Status, ExpiresAt: r.ExpiresAt, CreatedAt: r.CreatedAt}
+}
+
+func roomRecordOf(r rooms.ManagedRoom) roomRecord {
+	return roomRecord{roomItem: roomItem{PK: roomPK(r.ID), SK: metaSK, ID: r.ID, WorkspaceID: r.WorkspaceID, ChannelID: r.ChannelID,
+		Name: r.Name, Status: r.Status, ExpiresAt: r.ExpiresAt, ExpiresEpoch: r.ExpiresAt.Unix()}, CreatedAt: r.CreatedAt}
+}
+
+func (r roomRecord) managed() rooms.ManagedRoom {
+	return rooms.ManagedRoom{Room: r.room(), CreatedAt: r.CreatedAt}
+}
+
+// CreateRoom implements rooms.RoomStore with one TransactWriteItems: the
+// room's own item (what joins and guest requests read), its item in its
+// channel's partition (what the translation function reads to know whose
+// guests are readers) and its entry in its workspace's list, the same items
+// chatctl apply writes for a temporary_rooms entry.
+func (s *Store) CreateRoom(ctx context.Context, r rooms.ManagedRoom) error {
+	rec := roomRecordOf(r)
+	items := []types.TransactWriteItem{
+		put(s.table, rec, "attribute_not_exists(pk)", nil),
+		put(s.table, channelRoomItem{PK: chanPK(r.ChannelID), SK: roomSK(r.ID), Kind: kindRoom, ID: r.ID,
+			Status: r.Status, ExpiresEpoch: rec.ExpiresEpoch}, "", nil),
+		put(s.table, wsRoomItemOf(rec), "", nil),
+	}
+	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if reasons := cancellation(err); reasons != nil && conditionFailed(reasons, 0) {
+		return chat.Errorf(chat.EConflict, "room %s exists", r.ID)
+	}
+	return fail("create room "+r.ID, err)
+}
+
+// Rooms implements rooms.RoomStore with one Query of the workspace's
+// partition, newest first. Errors: EValidation on "cursor"; EUnavailable.
+func (s *Store) Rooms(ctx context.Context, ws, after string, limit int) (chat.Page[rooms.ManagedRoom], error) {
+	q := listQuery{op: "list rooms of workspace " + ws, pk: wsPK(ws), prefix: wsRoomPrefix}
+	return listPage(ctx, s, q, after, limit, func(it wsRoomItem) rooms.ManagedRoom {
+		return rooms.ManagedRoom{Room: chat.Room{ID: it.ID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID,
+			Name: it.Name, Status: it.Status, ExpiresAt: it.ExpiresAt}, CreatedAt: it.CreatedAt}
+	})
+}
+
+// ManagedRoom implements rooms.RoomStore with one strongly consistent
+// GetItem. Errors: ENotFound; EUnavailable.
+func (s *Store) ManagedRoom(ctx context.Context, roomID string) (rooms.ManagedRoom, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(roomPK(roomID), metaSK), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return rooms.ManagedRoom{}, fail("get room "+roomID, err)
+	}
+	if out.Item == nil {
+		return rooms.ManagedRoom{}, chat.Errorf(chat.ENotFound, "no room %s", roomID)
+	}
+	var rec roomRecord
+	if err := attributevalue.UnmarshalMap(out.Item, &rec); err != nil {
+		return rooms.ManagedRoom{}, chat.Internal(err)
+	}
+	return rec.managed(), nil
+}
+
+// CloseRoom implements rooms.RoomStore with one TransactWriteItems that
+// sets status "closed" on the room's three items, whatever the number of
+// its guests: guest requests and joins read the room's own item, and the
+// translation function drops the guests of a room whose channel item is not
+// active. A room's entry in its workspace's list is updated only when it
+// exists (rooms stored before the list existed have none, until the next
+// apply). Errors: ENotFound when the room's item is gone; EUnavailable.
+func (s *Store) CloseRoom(ctx context.Context, r rooms.ManagedRoom) error {
+	set := func(k map[string]types.AttributeValue) types.TransactWriteItem {
+		return types.TransactWriteItem{Update: &types.Update{
+			TableName:                 &s.table,
+			Key:                       k,
+			UpdateExpression:          aws.String("SET #st = :closed"),
+			ConditionExpression:       aws.String("attribute_exists(pk)"),
+			ExpressionAttributeNames:  map[string]string{"#st": "status"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":closed": str(chat.RoomClosed)},
+		}}
+	}
+	items := []types.TransactWriteItem{
+		set(key(roomPK(r.ID), metaSK)),
+		set(key(chanPK(r.ChannelID), roomSK(r.ID))),
+		set(key(wsPK(r.WorkspaceID), wsRoomSK(r.CreatedAt, r.ID))),
+	}
+	op := "close room " + r.ID
+	for attempt := 0; ; attempt++ {
+		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		reasons := cancellation(err)
+		switch {
+		case err == nil:
+			return nil
+		case reasons == nil:
+			return fail(op, err)
+		case conditionFailed(reasons, 0):
+			return chat.Errorf(chat.ENotFound, "no room %s", r.ID)
+		case attempt >= 3:
+			return chat.Unavailable(errors.New("dynamo: " + op + ": transaction kept being cancelled"))
+		}
+		// A missing channel or list item (a room stored by an older apply)
+		// is left missing rather than created half-empty.
+		kept := items[:1:1]
+		for i := 1; i < len(items); i++ {
+			if !conditionFailed(reasons, i) {
+				kept = append(kept, items[i])
+			}
+		}
+		if len(kept) == len(items) && conflicted(reasons) {
+			select {
+			case <-ctx.Done():
+				return fail(op, ctx.Err())
+			case <-time.After(time.Duration(20<<attempt) * time.Millisecond):
+			}
+		}
+		items = kept
+	}
+}

@@ -1,0 +1,133 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/members"
+	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/workspaces"
+)
+
+// ChannelLister lists the channels of a member (members.Service).
+type ChannelLister interface {
+	ListChannels(ctx context.Context, p workspaces.Principal, after string, limit int) (chat.Page[members.Channel], error)
+}
+
+// ChannelMessageLister lists a channel's messages as a member reads them
+// (members.Service).
+type ChannelMessageLister interface {
+	ListMessages(ctx context.Context, p workspaces.Principal, channelID, after string, limit int) (chat.Page[rooms.MessageView], error)
+}
+
+// ChannelMessagePoster posts a member's message (members.Service).
+type ChannelMessagePoster interface {
+	Post(ctx context.Context, p workspaces.Principal, post members.Post) (members.Posted, error)
+}
+
+type channelView struct {
+	ID          string `json:"id"`
+	WorkspaceID string `json:"workspace_id"`
+	Name        string `json:"name"`
+	CreatedAt   string `json:"created_at"`
+}
+
+// ChannelsHandler serves GET /api/v1/workspaces/{workspace_id}/channels
+// (contract section 9): the caller's channels, oldest first.
+func ChannelsHandler(auth Authorizer, svc ChannelLister, codec *cursor.Codec) http.Handler {
+	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		// The list is the caller's own: a cursor is bound to the user.
+		paging, err := ReadPaging(r, codec, "channels:"+p.WorkspaceID+":"+p.UserID)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		page, err := svc.ListChannels(r.Context(), p, paging.After, paging.Limit)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		views := make([]channelView, 0, len(page.Items))
+		for _, c := range page.Items {
+			views = append(views, channelView{ID: c.ID, WorkspaceID: c.WorkspaceID, Name: c.Name, CreatedAt: chat.FormatTime(c.CreatedAt)})
+		}
+		WritePage(w, r, paging, views, page)
+	})
+}
+
+// ChannelMessagesHandler serves GET
+// /api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages
+// (contract section 9): newest first, each message in the caller's
+// preferred language, exactly as a guest of that language sees it.
+func ChannelMessagesHandler(auth Authorizer, svc ChannelMessageLister, codec *cursor.Codec) http.Handler {
+	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		channel := r.PathValue("channel_id")
+		if !p.MemberOf(channel) {
+			Error(w, r, workspaces.ErrForbidden())
+			return
+		}
+		paging, err := ReadPaging(r, codec, "channel-messages:"+p.WorkspaceID+":"+channel)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		page, err := svc.ListMessages(r.Context(), p, channel, paging.After, paging.Limit)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		// The guest list's encoder: one view builder and one size rule for both.
+		writeList(w, r, paging, len(page.Items), func(i int) ([]byte, error) { return encodeMessageView(page.Items[i]) }, page.Rest)
+	})
+}
+
+// PostChannelMessageHandler serves POST
+// /api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages
+// (contract section 9): 201 with the message's view; a replayed
+// Idempotency-Key answers the original 201 with Idempotent-Replayed: true.
+// Membership is judged before the body is read, the body before the key.
+func PostChannelMessageHandler(auth Authorizer, svc ChannelMessagePoster) http.Handler {
+	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		post := members.Post{ChannelID: r.PathValue("channel_id")}
+		if !p.MemberOf(post.ChannelID) {
+			Error(w, r, workspaces.ErrForbidden())
+			return
+		}
+		obj, _, err := ReadObject(r)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		var v chat.Validation
+		content, ok := obj.String(&v, "content", "content")
+		if !ok && !v.Has("content") {
+			v.Add("content", "The content field is required.")
+		}
+		skip, _ := obj.Bool(&v, "skip_translation", "skip translation")
+		if err := v.Err(); err != nil {
+			Error(w, r, err)
+			return
+		}
+		post.Content, post.SkipTranslation = content, skip
+		// The adapter splits header values on commas; rejoined, a repeated
+		// header is one value, which a key of its own never equals.
+		if vals := r.Header.Values("Idempotency-Key"); len(vals) > 0 {
+			post.Key, post.HasKey = strings.Join(vals, ","), true
+		}
+		res, err := svc.Post(r.Context(), p, post)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		if res.Replayed {
+			w.Header().Set("Idempotent-Replayed", "true")
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		JSON(w, http.StatusCreated, struct {
+			Data messageView `json:"data"`
+		}{messageViewOf(res.View)})
+	})
+}
