@@ -4,6 +4,7 @@
 #   make test    vet, cfn-lint, unit, integration (moto, Apertium) and wiring tests
 #   make bench   benchmarks of the hot paths
 #   make build   every function's arm64 bootstrap under build/<LogicalId>/
+#   make template  rewrite template.yaml's generated per-function alarms and log groups
 #
 # SAM builds each function through its build-<LogicalId> target
 # (Metadata: BuildMethod: makefile), with ARTIFACTS_DIR set.
@@ -37,7 +38,7 @@ FUNCTIONS := \
 # dir_of is the functions/ directory of LogicalId $(1), from FUNCTIONS.
 dir_of = $(patsubst $(1):%,%,$(filter $(1):%,$(FUNCTIONS)))
 
-.PHONY: build run test test-tools lint vet bench fuzz clean chatctl
+.PHONY: build run test test-tools lint vet bench fuzz clean chatctl template
 
 # build-<LogicalId>: one pattern rule for every function. SAM's makefile
 # builder runs `make build-<LogicalId>` with ARTIFACTS_DIR set and reads no
@@ -53,6 +54,11 @@ build:
 		id=$${f%%:*}; \
 		$(MAKE) --no-print-directory build-$$id ARTIFACTS_DIR=build/$$id; \
 	done
+
+# template rewrites template.yaml's generated block (each function's Errors
+# alarm and log group) after a function is added or removed.
+template:
+	$(GO) run ./internal/templategen/gen
 
 chatctl:
 	$(GO) build -o bin/chatctl ./cmd/chatctl

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/internal/templategen"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/translating"
 	"github.com/chatbridge/chat/pkg/samtemplate"
@@ -263,5 +264,18 @@ func TestOperationalAlarms(t *testing.T) {
 		if !found {
 			t.Errorf("no alarm on %s; alarms:\n%s", w, strings.Join(got, "\n"))
 		}
+	}
+}
+
+// TestTemplateGeneratedBlockIsCurrent: the per-function Errors alarms and
+// log groups are what internal/templategen makes of the template's
+// functions; after adding a function, `make template` rewrites them.
+func TestTemplateGeneratedBlockIsCurrent(t *testing.T) {
+	want, err := templategen.Generate(chatbundle.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(want) != string(chatbundle.Template) {
+		t.Fatalf("template.yaml's generated block is stale: run `make template`")
 	}
 }

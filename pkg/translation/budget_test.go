@@ -86,12 +86,6 @@ func budgeted(store *memStore, tr *fakeTranslator, budgets *fakeBudgets, c *cloc
 }
 
 // jobWith is jobIn("en") with content.
-func jobWith(content string) messages.Job {
-	j := jobIn("en")
-	j.Content = content
-	return j
-}
-
 // TestBudgetEdges: "Hello world" is 11 characters; readers in es and fr
 // make it 22 per message.
 func TestBudgetEdges(t *testing.T) {
@@ -182,12 +176,13 @@ func TestBudgetResetsAtMidnightUTC(t *testing.T) {
 // for the worst content: 40,000 characters of emoji, U+FFFF, U+2028, '<'.
 func TestBudgetCountsCharactersNotBytes(t *testing.T) {
 	content := strings.Repeat("😀\uffff\u2028<", 10_000)
-	store := &memStore{readers: readersIn(4, "en", "es", "fr")}
+	// The job carries ids; the content comes from the stored message.
+	store := &memStore{readers: readersIn(4, "en", "es", "fr"), content: content}
 	tr := translatorOf("en", "es", "fr")
 	budgets := &fakeBudgets{limit: limitOf(80_000)}
 	var exceeded []int64
 	svc := budgeted(store, tr, budgets, &clock{t: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}, &exceeded)
-	if err := svc.Process(context.Background(), jobWith(content)); err != nil {
+	if err := svc.Process(context.Background(), jobIn("en")); err != nil {
 		t.Fatalf("Process: %v", err)
 	}
 	if !reflect.DeepEqual(budgets.spends, []int64{80_000}) {
