@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/translation"
 )
 
