@@ -47,7 +47,7 @@ func TestRelayKeepsGoingAfterACancelledTransaction(t *testing.T) {
 		t.Helper()
 		now := time.Now().UTC()
 		m := chat.Message{ID: ids.New(now), WorkspaceID: ids.New(now), ChannelID: channel, Content: content,
-			Author: chat.Author{Type: chat.AuthorGuest, ID: ids.New(now), Name: "Ana", Language: "en"},
+			Author:         chat.Author{Type: chat.AuthorGuest, ID: ids.New(now), Name: "Ana", Language: "en"},
 			SourceLanguage: "en", Status: chat.MessageQueued, CreatedAt: now}
 		if err := store.PutMessage(context.Background(), m); err != nil {
 			t.Fatalf("put message: %v", err)
