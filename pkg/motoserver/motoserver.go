@@ -5,16 +5,25 @@ package motoserver
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
 )
+
+// patch makes moto's TransactWriteItems all-or-nothing without replacing
+// the table (see the file's comment). Python loads it at start-up as
+// sitecustomize from the directory put first on moto_server's PYTHONPATH.
+//
+//go:embed sitecustomize.py
+var patch []byte
 
 // Server is a running moto_server process behind an isolating proxy
 // (isolate.go). URL is the proxy's: clients never talk to moto directly.
@@ -23,6 +32,9 @@ type Server struct {
 	cmd    *exec.Cmd
 	waitCh chan error
 	proxy  *http.Server
+	// moto is moto_server's own URL; patchDir holds the patch.
+	moto     string
+	patchDir string
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -53,14 +65,29 @@ func Start(ctx context.Context, port int) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("motoserver: find a free port: %w", err)
 	}
+	patchDir, err := os.MkdirTemp("", "motoserver-")
+	if err != nil {
+		return nil, fmt.Errorf("motoserver: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(patchDir, "sitecustomize.py"), patch, 0o600); err != nil {
+		os.RemoveAll(patchDir)
+		return nil, fmt.Errorf("motoserver: %w", err)
+	}
+	pythonPath := patchDir
+	if old := os.Getenv("PYTHONPATH"); old != "" {
+		pythonPath += string(os.PathListSeparator) + old
+	}
 	cmd := exec.Command(path, "-H", "127.0.0.1", "-p", strconv.Itoa(motoPort))
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+pythonPath)
 	cmd.Stdout, cmd.Stderr = nil, nil
 	// Its own process group, so that Stop also ends any worker it forks.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
+		os.RemoveAll(patchDir)
 		return nil, fmt.Errorf("motoserver: start: %w", err)
 	}
-	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", motoPort), cmd: cmd}
+	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", motoPort), cmd: cmd, patchDir: patchDir}
+	s.moto = s.URL
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	deadline := time.Now().Add(30 * time.Second)
@@ -96,6 +123,7 @@ func (s *Server) Stop() {
 	if s == nil || s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
+	defer os.RemoveAll(s.patchDir)
 	if s.proxy != nil {
 		s.proxy.Close()
 	}
