@@ -52,17 +52,17 @@ func New() *Store {
 }
 
 // LoadJoin implements rooms.JoinStore.
-func (s *Store) LoadJoin(_ context.Context, roomID, clientKey string) (chat.Room, *rooms.PriorGuest, error) {
+func (s *Store) LoadJoin(_ context.Context, roomID, clientKey string) (rooms.JoinState, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.Rooms[roomID]
 	if !ok {
-		return chat.Room{}, nil, rooms.ErrUnavailable()
+		return rooms.JoinState{}, rooms.ErrUnavailable()
 	}
 	if p, ok := s.clients[roomID+"/"+clientKey]; ok && clientKey != "" {
-		return r, &p, nil
+		return rooms.JoinState{Room: r, Prior: &p}, nil
 	}
-	return r, nil, nil
+	return rooms.JoinState{Room: r}, nil
 }
 
 // CommitJoin implements rooms.JoinStore.

@@ -19,5 +19,5 @@ func (a *App) GuestMessagesHandler() http.Handler {
 
 // PostGuestMessageHandler serves PostGuestMessageFunction.
 func (a *App) PostGuestMessageHandler() http.Handler {
-	return httpapi.PostGuestMessageHandler(a.guestAuth(), &rooms.Poster{Store: a.Store, IDs: a.IDs, Now: a.Now})
+	return httpapi.PostGuestMessageHandler(a.guestAuth(), &rooms.Poster{Store: a.Store, Rate: a.Store, IDs: a.IDs, Now: a.Now})
 }

@@ -31,6 +31,7 @@ const (
 	EInvalidIdempotencyKey  = "invalid_idempotency_key"
 	EIdempotencyKeyReused   = "idempotency_key_reused"
 	EIdempotencyKeyInUse    = "idempotency_key_in_use"
+	ERoomFull               = "room_full"
 	// EConflict is internal: a conditional write lost a race. Callers retry
 	// or translate it into a contract code; it never reaches a client as is.
 	EConflict = "conflict"

@@ -20,6 +20,7 @@ var statuses = map[string]int{
 	EWebhookNotFound:        http.StatusNotFound,
 	EMethodNotAllowed:       http.StatusMethodNotAllowed,
 	EIdempotencyKeyInUse:    http.StatusConflict,
+	ERoomFull:               http.StatusConflict,
 	ERoomExpired:            http.StatusGone,
 	EPayloadTooLarge:        http.StatusRequestEntityTooLarge,
 	EUnsupportedMediaType:   http.StatusUnsupportedMediaType,

@@ -19,3 +19,14 @@ func (s *Store) PutRoomForTest(ctx context.Context, r chat.Room) error {
 	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av})
 	return err
 }
+
+// SeatsForTest returns the room's seats item's map (nil when absent).
+func (s *Store) SeatsForTest(ctx context.Context, roomID string) (map[string]string, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(roomPK(roomID), seatsSK)})
+	if err != nil || out.Item == nil {
+		return nil, err
+	}
+	var it seatsItem
+	err = attributevalue.UnmarshalMap(out.Item, &it)
+	return it.Seats, err
+}

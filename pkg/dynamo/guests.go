@@ -2,32 +2,81 @@ package dynamo
 
 import (
 	"context"
+	"errors"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
-var _ rooms.SessionStore = (*Store)(nil)
+var (
+	_ rooms.SessionStore = (*Store)(nil)
+	_ rooms.PostCounter  = (*Store)(nil)
+)
+
+// postRatePK is the partition of a guest's post count in one window.
+func postRatePK(guestID string, window time.Time) string {
+	return "GRATE#" + guestID + "#" + strconv.FormatInt(window.Unix(), 10)
+}
+
+// CountPost implements rooms.PostCounter with one UpdateItem: ADD 1 to the
+// window's count on condition that it is below limit, so that concurrent
+// posts never pass it and a refused post counts nothing. The item lives a
+// day past its window (ttl). Errors: EUnavailable when DynamoDB failed
+// after retries.
+func (s *Store) CountPost(ctx context.Context, guestID string, window time.Time, limit int) (bool, error) {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                &s.table,
+		Key:                      key(postRatePK(guestID, window), metaSK),
+		UpdateExpression:         aws.String("ADD #c :one SET #ttl = :ttl"),
+		ConditionExpression:      aws.String("attribute_not_exists(#c) OR #c < :limit"),
+		ExpressionAttributeNames: map[string]string{"#c": "count", "#ttl": attrTTL},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":one": num(1), ":limit": num(int64(limit)), ":ttl": num(epoch(window.Add(24 * time.Hour))),
+		},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fail("count post of "+guestID, err)
+	}
+	return true, nil
+}
 
 // GuestSession implements rooms.SessionStore with one BatchGetItem of the
-// session and the room. Errors: ENotFound when no session is stored under
-// tokenHash; EUnavailable when DynamoDB failed after retries; EInternal
-// for an item that does not decode.
+// session, the room and the room's seats. Errors: ENotFound when no session
+// is stored under tokenHash, or when it is a session of roomID whose
+// guest's seat names another session (a re-join replaced it);
+// EUnavailable when DynamoDB failed after retries; EInternal for an item
+// that does not decode.
 func (s *Store) GuestSession(ctx context.Context, tokenHash, roomID string) (chat.GuestSession, *chat.Room, error) {
 	items, err := s.batchGet(ctx, "get guest session", []map[string]types.AttributeValue{
 		key(sessionPK(tokenHash), metaSK),
 		key(roomPK(roomID), metaSK),
+		key(roomPK(roomID), seatsSK),
 	})
 	if err != nil {
 		return chat.GuestSession{}, nil, err
 	}
 	var sess *chat.GuestSession
 	var room *chat.Room
+	var seats map[string]string
 	for _, it := range items {
 		switch pk := getS(it, attrPK); {
+		case pk == roomPK(roomID) && getS(it, attrSK) == seatsSK:
+			var si seatsItem
+			if err := attributevalue.UnmarshalMap(it, &si); err != nil {
+				return chat.GuestSession{}, nil, chat.Internal(err)
+			}
+			seats = si.Seats
 		case pk == sessionPK(tokenHash):
 			var si sessionItem
 			if err := attributevalue.UnmarshalMap(it, &si); err != nil {
@@ -46,6 +95,14 @@ func (s *Store) GuestSession(ctx context.Context, tokenHash, roomID string) (cha
 	}
 	if sess == nil {
 		return chat.GuestSession{}, nil, chat.Errorf(chat.ENotFound, "no such guest session")
+	}
+	// A seat is removed only after its session expired, so a missing seat
+	// leaves the decision to the session's own expiry.
+	if v, ok := seats[sess.Guest.ID]; ok && sess.Guest.RoomID == roomID {
+		_, token, _ := strings.Cut(v, "/")
+		if !chat.HashesEqual(token, rooms.SeatToken(tokenHash)) {
+			return chat.GuestSession{}, nil, chat.Errorf(chat.ENotFound, "guest session replaced by a re-join")
+		}
 	}
 	return *sess, room, nil
 }

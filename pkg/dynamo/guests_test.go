@@ -2,6 +2,10 @@ package dynamo_test
 
 import (
 	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -141,5 +145,82 @@ func TestGuestTokenRoomRulesAgainstDynamo(t *testing.T) {
 	}
 	if _, _, err := g.auth(time.Now()).Authenticate(ctx, room.ID, ana.Token); !chat.IsCode(err, chat.ERoomExpired) {
 		t.Errorf("closed room: got %v, want %s", err, chat.ERoomExpired)
+	}
+}
+
+// TestCountPostIsAtomic: 45 posts at once in one window: exactly 30 are
+// counted; the next window starts again.
+func TestCountPostIsAtomic(t *testing.T) {
+	g := newGuestStack(t)
+	window := time.Now().UTC().Truncate(time.Minute)
+	guest := g.ids.New(window)
+	const n = 45
+	var counted atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := g.store.CountPost(context.Background(), guest, window, rooms.PostsPerMinute)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				counted.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := counted.Load(); got != rooms.PostsPerMinute {
+		t.Fatalf("%d of %d concurrent posts counted, want %d", got, n, rooms.PostsPerMinute)
+	}
+	if ok, err := g.store.CountPost(context.Background(), guest, window.Add(time.Minute), rooms.PostsPerMinute); err != nil || !ok {
+		t.Fatalf("first post of the next window: %v, %v; want counted", ok, err)
+	}
+	if ok, err := g.store.CountPost(context.Background(), g.ids.New(window), window, rooms.PostsPerMinute); err != nil || !ok {
+		t.Fatalf("another guest's post: %v, %v; want counted", ok, err)
+	}
+}
+
+// TestGuestPostCallBudget: a post is one BatchGetItem (the token), one
+// UpdateItem (the count) and one PutItem (the message); a refused 31st post
+// stores nothing: two calls.
+func TestGuestPostCallBudget(t *testing.T) {
+	g := newGuestStack(t)
+	ctx := context.Background()
+	room := g.room(t, time.Now().Add(time.Hour))
+	ana := g.guest(t, room, "Ana", "en", "")
+	// A fixed clock inside one window, whatever the wall clock does.
+	now := time.Now().UTC().Truncate(time.Minute).Add(20 * time.Second)
+	poster := &rooms.Poster{Store: g.store, Rate: g.store, IDs: g.ids, Now: func() time.Time { return now }}
+	post := func() error {
+		s, r, err := g.auth(now).Authenticate(ctx, room.ID, ana.Token)
+		if err != nil {
+			return err
+		}
+		_, err = poster.Post(ctx, s, r, "hello <world> \u2028 😀")
+		return err
+	}
+	for i := 1; i <= rooms.PostsPerMinute; i++ {
+		g.st.Calls.Reset()
+		if err := post(); err != nil {
+			t.Fatalf("post %d: %v", i, err)
+		}
+		if calls := g.st.Calls.Calls(); i == rooms.PostsPerMinute && strings.Join(calls, " ") != "DynamoDB.BatchGetItem DynamoDB.UpdateItem DynamoDB.PutItem" {
+			t.Fatalf("post %d called %v, want BatchGetItem, UpdateItem, PutItem", i, calls)
+		}
+	}
+	g.st.Calls.Reset()
+	err := post()
+	var e *chat.Error
+	if !errors.As(err, &e) || e.Code != chat.EQuotaExceeded || e.RetryAfter != 40 {
+		t.Fatalf("post 31: got %v, want %s with Retry-After 40", err, chat.EQuotaExceeded)
+	}
+	if calls := g.st.Calls.Calls(); strings.Join(calls, " ") != "DynamoDB.BatchGetItem DynamoDB.UpdateItem" {
+		t.Fatalf("a refused post called %v, want BatchGetItem, UpdateItem", calls)
+	}
+	page, err := g.store.ListMessages(ctx, room.ChannelID, "", 100)
+	if err != nil || len(page.Items) != rooms.PostsPerMinute {
+		t.Fatalf("%d messages stored (%v), want %d", len(page.Items), err, rooms.PostsPerMinute)
 	}
 }

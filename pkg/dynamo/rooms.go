@@ -2,6 +2,10 @@ package dynamo
 
 import (
 	"context"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -99,58 +103,91 @@ type readerItem struct {
 	TTL    int64  `dynamodbav:"ttl,omitempty"`
 }
 
-// LoadJoin implements rooms.JoinStore with one GetItem, or one BatchGetItem
-// when a client id is given.
-func (s *Store) LoadJoin(ctx context.Context, roomID, clientKey string) (chat.Room, *rooms.PriorGuest, error) {
-	keys := []map[string]types.AttributeValue{key(roomPK(roomID), metaSK)}
+// seatsSK is the sort key of a room's seats item.
+const seatsSK = "SEATS"
+
+// seatsItem holds a room's seats, one per guest with a session, live or
+// expired: pk ROOM#<room>, sk SEATS. Each value is
+// "<expiry, unix seconds>/<rooms.SeatToken of the session's token hash>".
+// At most rooms.MaxLiveSessions entries (every join's condition), so about
+// 7 KB at most.
+type seatsItem struct {
+	PK    string            `dynamodbav:"pk"`
+	SK    string            `dynamodbav:"sk"`
+	Seats map[string]string `dynamodbav:"seats"`
+	TTL   int64             `dynamodbav:"ttl"`
+}
+
+func seatValue(s rooms.Seat) string {
+	return strconv.FormatInt(s.ExpiresAt.Unix(), 10) + "/" + s.Token
+}
+
+// seatsOf decodes a seats item's map; an entry that does not decode counts
+// as a live seat without a session, so that it is never given away.
+func seatsOf(m map[string]string) map[string]rooms.Seat {
+	out := make(map[string]rooms.Seat, len(m))
+	for id, v := range m {
+		exp, token, _ := strings.Cut(v, "/")
+		sec, err := strconv.ParseInt(exp, 10, 64)
+		if err != nil {
+			sec = math.MaxInt32
+		}
+		out[id] = rooms.Seat{GuestID: id, Token: token, ExpiresAt: time.Unix(sec, 0).UTC()}
+	}
+	return out
+}
+
+// LoadJoin implements rooms.JoinStore with one BatchGetItem of the room,
+// its seats and, when clientKey is given, the client id's item.
+func (s *Store) LoadJoin(ctx context.Context, roomID, clientKey string) (rooms.JoinState, error) {
+	keys := []map[string]types.AttributeValue{key(roomPK(roomID), metaSK), key(roomPK(roomID), seatsSK)}
 	if clientKey != "" {
 		keys = append(keys, key(roomPK(roomID), clientSK(clientKey)))
 	}
-	var items []map[string]types.AttributeValue
-	if len(keys) == 1 {
-		out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: keys[0], ConsistentRead: aws.Bool(true)})
-		if err != nil {
-			return chat.Room{}, nil, fail("get room "+roomID, err)
-		}
-		if out.Item != nil {
-			items = append(items, out.Item)
-		}
-	} else {
-		var err error
-		if items, err = s.batchGet(ctx, "load join "+roomID, keys); err != nil {
-			return chat.Room{}, nil, err
-		}
+	items, err := s.batchGet(ctx, "load join "+roomID, keys)
+	if err != nil {
+		return rooms.JoinState{}, err
 	}
+	var st rooms.JoinState
 	var room *chat.Room
-	var prior *rooms.PriorGuest
 	for _, it := range items {
 		switch getS(it, attrSK) {
 		case metaSK:
 			var ri roomItem
 			if err := attributevalue.UnmarshalMap(it, &ri); err != nil {
-				return chat.Room{}, nil, chat.Internal(err)
+				return rooms.JoinState{}, chat.Internal(err)
 			}
 			r := ri.room()
 			room = &r
+		case seatsSK:
+			var si seatsItem
+			if err := attributevalue.UnmarshalMap(it, &si); err != nil {
+				return rooms.JoinState{}, chat.Internal(err)
+			}
+			st.Seats = seatsOf(si.Seats)
 		default:
 			var ci clientItem
 			if err := attributevalue.UnmarshalMap(it, &ci); err != nil {
-				return chat.Room{}, nil, chat.Internal(err)
+				return rooms.JoinState{}, chat.Internal(err)
 			}
-			prior = &rooms.PriorGuest{GuestID: ci.GuestID, TokenHash: ci.TokenHash, CreatedAt: ci.CreatedAt}
+			st.Prior = &rooms.PriorGuest{GuestID: ci.GuestID, TokenHash: ci.TokenHash, CreatedAt: ci.CreatedAt}
 		}
 	}
 	if room == nil {
-		return chat.Room{}, nil, rooms.ErrUnavailable()
+		return rooms.JoinState{}, rooms.ErrUnavailable()
 	}
-	return *room, prior, nil
+	st.Room = *room
+	return st, nil
 }
 
-// CommitJoin implements rooms.JoinStore with one TransactWriteItems.
+// CommitJoin implements rooms.JoinStore with one TransactWriteItems of at
+// most 7 items: the room's condition, its seats, the guest, the client id,
+// the earlier session's deletion, the new session and the guest's reader.
 func (s *Store) CommitJoin(ctx context.Context, j rooms.Join) error {
 	g := j.Guest
 	now := g.UpdatedAt
 	roomKey := key(roomPK(j.Room.ID), metaSK)
+	roomTTL := epoch(j.Room.ExpiresAt.Add(24 * time.Hour))
 	items := []types.TransactWriteItem{{
 		ConditionCheck: &types.ConditionCheck{
 			TableName:                 &s.table,
@@ -159,7 +196,7 @@ func (s *Store) CommitJoin(ctx context.Context, j rooms.Join) error {
 			ExpressionAttributeNames:  map[string]string{"#st": "status"},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":active": str(chat.RoomActive), ":now": num(now.Unix())},
 		},
-	}}
+	}, s.seatWrite(j, roomTTL)}
 	guest := guestItem{
 		PK: roomPK(g.RoomID), SK: guestSK(g.ID), ID: g.ID, RoomID: g.RoomID, WorkspaceID: g.WorkspaceID,
 		ChannelID: g.ChannelID, Nickname: g.Nickname, PreferredLanguage: g.PreferredLanguage,
@@ -167,13 +204,14 @@ func (s *Store) CommitJoin(ctx context.Context, j rooms.Join) error {
 		CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
 	}
 	items = append(items, put(s.table, guest, "", nil))
-	const clientIdx = 2
 	if g.ClientID != "" {
 		ci := clientItem{PK: roomPK(g.RoomID), SK: clientSK(g.ClientID), GuestID: g.ID, TokenHash: j.TokenHash, CreatedAt: g.CreatedAt}
 		if j.Prior == nil {
 			items = append(items, put(s.table, ci, "attribute_not_exists(pk)", nil))
 		} else {
-			items = append(items, put(s.table, ci, "token_hash = :old", map[string]types.AttributeValue{":old": str(j.Prior.TokenHash)}))
+			// The seat, not this item, says which session is current: two
+			// re-joins at once both succeed, the later one's token wins.
+			items = append(items, put(s.table, ci, "", nil))
 			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: &s.table, Key: key(sessionPK(j.Prior.TokenHash), metaSK)}})
 		}
 	}
@@ -185,7 +223,7 @@ func (s *Store) CommitJoin(ctx context.Context, j rooms.Join) error {
 	items = append(items, put(s.table, sess, "attribute_not_exists(pk)", nil))
 	reader := readerItem{
 		PK: chanPK(g.ChannelID), SK: readerGuestSK(g.ID), Kind: chat.AuthorGuest, ID: g.ID,
-		Language: g.PreferredLanguage, RoomID: g.RoomID, TTL: epoch(j.Room.ExpiresAt.Add(24 * time.Hour)),
+		Language: g.PreferredLanguage, RoomID: g.RoomID, TTL: roomTTL,
 	}
 	items = append(items, put(s.table, reader, "", nil))
 
@@ -197,13 +235,48 @@ func (s *Store) CommitJoin(ctx context.Context, j rooms.Join) error {
 		switch {
 		case conditionFailed(reasons, 0):
 			return rooms.ErrUnavailable()
-		case g.ClientID != "" && conditionFailed(reasons, clientIdx):
-			return chat.Errorf(chat.EConflict, "a concurrent join with this client id won")
-		case conflicted(reasons):
-			return chat.Errorf(chat.EConflict, "join collided with another transaction")
+		case conflicted(reasons) || slices.ContainsFunc(reasons, func(r types.CancellationReason) bool {
+			return aws.ToString(r.Code) == "ConditionalCheckFailed"
+		}):
+			return chat.Errorf(chat.EConflict, "join %s lost a race for its client id or a seat", g.ID)
 		}
 	}
 	return fail("commit join "+g.ID, err)
+}
+
+// seatWrite is the join's write of the room's seats item: a Put of the
+// first seat, or an Update that sets the guest's seat and removes the
+// released ones, on the conditions of rooms.JoinStore.CommitJoin.
+func (s *Store) seatWrite(j rooms.Join, ttl int64) types.TransactWriteItem {
+	if j.Seats == nil {
+		it := seatsItem{PK: roomPK(j.Room.ID), SK: seatsSK, Seats: map[string]string{j.Seat.GuestID: seatValue(j.Seat)}, TTL: ttl}
+		return put(s.table, it, "attribute_not_exists(pk)", nil)
+	}
+	names := map[string]string{"#seats": "seats", "#g": j.Seat.GuestID, "#ttl": attrTTL}
+	values := map[string]types.AttributeValue{":seat": str(seatValue(j.Seat)), ":ttl": num(ttl)}
+	update := "SET #seats.#g = :seat, #ttl = :ttl"
+	cond := []string{"attribute_exists(pk)"}
+	var remove []string
+	for i, r := range j.Release {
+		n, v := "#r"+strconv.Itoa(i), ":r"+strconv.Itoa(i)
+		names[n], values[v] = r.GuestID, str(seatValue(r))
+		remove = append(remove, "#seats."+n)
+		cond = append(cond, "#seats."+n+" = "+v)
+	}
+	if len(remove) > 0 {
+		update += " REMOVE " + strings.Join(remove, ", ")
+	}
+	if _, holds := j.Seats[j.Seat.GuestID]; holds {
+		cond = append(cond, "attribute_exists(#seats.#g)")
+	} else {
+		cond = append(cond, "attribute_not_exists(#seats.#g)", "size(#seats) < :cap")
+		values[":cap"] = num(int64(rooms.MaxLiveSessions + len(j.Release)))
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: &s.table, Key: key(roomPK(j.Room.ID), seatsSK),
+		UpdateExpression: aws.String(update), ConditionExpression: aws.String(strings.Join(cond, " AND ")),
+		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+	}}
 }
 
 // put builds a transactional Put of item with an optional condition.

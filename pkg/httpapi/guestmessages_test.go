@@ -502,3 +502,42 @@ func (g *gmWebhooks) SupportWebhooks(context.Context, string, string, int) (chat
 	g.calls++
 	return chat.Page[chat.SupportWebhook]{}, nil
 }
+
+// gmCounter is a rooms.PostCounter that counts in memory.
+type gmCounter struct{ n map[string]int }
+
+func (c *gmCounter) CountPost(_ context.Context, guest string, window time.Time, limit int) (bool, error) {
+	k := guest + window.String()
+	if c.n[k] >= limit {
+		return false, nil
+	}
+	c.n[k]++
+	return true, nil
+}
+
+func TestPostGuestMessageRateLimit(t *testing.T) {
+	auth, _ := gmAuth()
+	st := &gmStore{}
+	now := gmNow.Add(12*time.Second + 300*time.Millisecond)
+	mux := http.NewServeMux()
+	mux.Handle("POST /api/v1/external/rooms/{room_id}/messages", httpapi.PostGuestMessageHandler(auth,
+		&rooms.Poster{Store: st, Rate: &gmCounter{n: map[string]int{}}, IDs: chat.NewIDs(), Now: func() time.Time { return now }}))
+	h := httpapi.Wrap(mux)
+	for i := 1; i <= rooms.PostsPerMinute; i++ {
+		if rec := gmDo(t, h, http.MethodPost, gmPath(gmRoom), "gst_ana", `{"content":"<b>\u2028 😀 \uffff"}`, nil); rec.Code != http.StatusCreated {
+			t.Fatalf("post %d: %d %s, want 201", i, rec.Code, rec.Body)
+		}
+	}
+	rec := gmDo(t, h, http.MethodPost, gmPath(gmRoom), "gst_ana", `{"content":"one too many"}`, nil)
+	want := `{"message":"Too many messages. A guest posts at most 30 messages a minute.","errors":{"code":["quota_exceeded"]}}`
+	if rec.Code != http.StatusTooManyRequests || strings.TrimSpace(rec.Body.String()) != want || rec.Header().Get("Retry-After") != "48" {
+		t.Fatalf("post 31: %d %s (Retry-After %q), want 429 %s with Retry-After 48", rec.Code, rec.Body, rec.Header().Get("Retry-After"), want)
+	}
+	if len(st.msgs) != rooms.PostsPerMinute {
+		t.Fatalf("stored %d messages, want %d", len(st.msgs), rooms.PostsPerMinute)
+	}
+	// A body that fails validation is answered 422 and not counted against anything.
+	if rec := gmDo(t, h, http.MethodPost, gmPath(gmRoom), "gst_ana", `{"content":"  "}`, nil); rec.Code != http.StatusUnprocessableEntity {
+		t.Fatalf("blank post past the limit: %d, want 422", rec.Code)
+	}
+}

@@ -251,3 +251,14 @@ func TestPanicsBecomeContract500s(t *testing.T) {
 		t.Fatalf("got %d %s, want a 500 that does not leak the panic", rec.Code, rec.Body)
 	}
 }
+
+func TestJoinRoomFull(t *testing.T) {
+	j := &fakeJoiner{join: func(context.Context, rooms.JoinRequest) (rooms.JoinResult, error) {
+		return rooms.JoinResult{}, rooms.ErrRoomFull()
+	}}
+	rec := serveJoin(t, j, http.MethodPost, `{"nickname":"Ana","preferred_language":"en"}`, nil)
+	want := `{"message":"The Temporary Room is full.","errors":{"code":["room_full"]}}`
+	if rec.Code != http.StatusConflict || strings.TrimSpace(rec.Body.String()) != want {
+		t.Fatalf("got %d %s, want 409 %s", rec.Code, rec.Body, want)
+	}
+}

@@ -22,18 +22,20 @@ import (
 // does in AWS: it reads the table's stream from its start and hands every
 // message insert to r, retrying the records r could not send. It returns
 // when ctx ends.
+//
+// An iterator that has expired (ExpiredIteratorException: in AWS after 15
+// minutes; locally after a cancelled transaction, see package motoserver)
+// is replaced by a new one after the last record read, so no record is
+// read twice or skipped.
 func RelayStream(ctx context.Context, streams *dynamodbstreams.Client, streamARN string, r *relay.Relay, every time.Duration) error {
-	iters := map[string]*string{}
+	shards := map[string]*shardReader{}
 	var pending []relay.Entry
 	for {
-		if err := refreshShards(ctx, streams, streamARN, iters); err != nil && ctx.Err() == nil {
+		if err := refreshShards(ctx, streams, streamARN, shards); err != nil && ctx.Err() == nil {
 			slog.WarnContext(ctx, "local relay: describe stream", "error", err.Error())
 		}
-		for shard, it := range iters {
-			if it == nil {
-				continue
-			}
-			out, err := streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it})
+		for _, sh := range shards {
+			recs, err := sh.read(ctx, streams, streamARN)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil
@@ -41,8 +43,7 @@ func RelayStream(ctx context.Context, streams *dynamodbstreams.Client, streamARN
 				slog.WarnContext(ctx, "local relay: get records", "error", err.Error())
 				continue
 			}
-			iters[shard] = out.NextShardIterator
-			for _, rec := range out.Records {
+			for _, rec := range recs {
 				if rec.EventName != streamtypes.OperationTypeInsert || rec.Dynamodb == nil {
 					continue
 				}
@@ -76,22 +77,62 @@ func RelayStream(ctx context.Context, streams *dynamodbstreams.Client, streamARN
 	}
 }
 
-func refreshShards(ctx context.Context, streams *dynamodbstreams.Client, arn string, iters map[string]*string) error {
+// shardReader reads one shard in order.
+type shardReader struct {
+	id string
+	// iter is the next iterator; nil once the shard is closed and read.
+	iter *string
+	// last is the sequence number of the last record read ("" for none).
+	last   string
+	closed bool
+}
+
+// read returns the shard's next records. After an expired iterator it
+// returns none, and the next call reads on from a new iterator after the
+// last record read.
+func (s *shardReader) read(ctx context.Context, streams *dynamodbstreams.Client, arn string) ([]streamtypes.Record, error) {
+	if s.closed {
+		return nil, nil
+	}
+	if s.iter == nil {
+		in := &dynamodbstreams.GetShardIteratorInput{StreamArn: &arn, ShardId: &s.id, ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon}
+		if s.last != "" {
+			in.ShardIteratorType, in.SequenceNumber = streamtypes.ShardIteratorTypeAfterSequenceNumber, aws.String(s.last)
+		}
+		it, err := streams.GetShardIterator(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		s.iter = it.ShardIterator
+	}
+	out, err := streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: s.iter})
+	var expired *streamtypes.ExpiredIteratorException
+	if errors.As(err, &expired) {
+		// The next poll starts a new iterator after s.last.
+		s.iter = nil
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.iter = out.NextShardIterator
+	s.closed = out.NextShardIterator == nil
+	if n := len(out.Records); n > 0 && out.Records[n-1].Dynamodb != nil {
+		s.last = aws.ToString(out.Records[n-1].Dynamodb.SequenceNumber)
+	}
+	return out.Records, nil
+}
+
+func refreshShards(ctx context.Context, streams *dynamodbstreams.Client, arn string, shards map[string]*shardReader) error {
 	desc, err := streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: &arn})
 	if err != nil {
 		return err
 	}
 	for _, sh := range desc.StreamDescription.Shards {
 		id := aws.ToString(sh.ShardId)
-		if _, ok := iters[id]; ok {
-			continue
+		if _, ok := shards[id]; !ok {
+			shards[id] = &shardReader{id: id}
 		}
-		it, err := streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{
-			StreamArn: &arn, ShardId: sh.ShardId, ShardIteratorType: streamtypes.ShardIteratorTypeTrimHorizon})
-		if err != nil {
-			return err
-		}
-		iters[id] = it.ShardIterator
 	}
 	return nil
 }

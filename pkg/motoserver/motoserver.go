@@ -5,18 +5,27 @@ package motoserver
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/chatbridge/chat/internal/childproc"
 )
+
+// patch makes moto's TransactWriteItems all-or-nothing without replacing
+// the table (see the file's comment). Python loads it at start-up as
+// sitecustomize from the directory put first on moto_server's PYTHONPATH.
+//
+//go:embed sitecustomize.py
+var patch []byte
 
 // Server is a running moto_server process behind an isolating proxy
 // (isolate.go). URL is the proxy's: clients never talk to moto directly.
@@ -27,6 +36,9 @@ type Server struct {
 	err    error         // its exit, once exited is closed
 	stop   sync.Once
 	proxy  *http.Server
+	// moto is moto_server's own URL; patchDir holds the patch.
+	moto     string
+	patchDir string
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -57,19 +69,34 @@ func Start(ctx context.Context, port int) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("motoserver: find a free port: %w", err)
 	}
+	patchDir, err := os.MkdirTemp("", "motoserver-")
+	if err != nil {
+		return nil, fmt.Errorf("motoserver: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(patchDir, "sitecustomize.py"), patch, 0o600); err != nil {
+		os.RemoveAll(patchDir)
+		return nil, fmt.Errorf("motoserver: %w", err)
+	}
+	pythonPath := patchDir
+	if old := os.Getenv("PYTHONPATH"); old != "" {
+		pythonPath += string(os.PathListSeparator) + old
+	}
 	cmd := exec.Command(path, "-H", "127.0.0.1", "-p", strconv.Itoa(motoPort))
+	cmd.Env = append(os.Environ(), "PYTHONPATH="+pythonPath)
 	cmd.Stdout, cmd.Stderr = nil, nil
 	// Its own process group, so that Stop also ends any worker it forks,
 	// and killed by the kernel if this process dies without calling Stop.
 	if err := childproc.Start(cmd); err != nil {
+		os.RemoveAll(patchDir)
 		return nil, fmt.Errorf("motoserver: start: %w", err)
 	}
-	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", motoPort), cmd: cmd, exited: make(chan struct{})}
+	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", motoPort), cmd: cmd, exited: make(chan struct{}), patchDir: patchDir}
+	s.moto = s.URL
 	go func() {
 		s.err = cmd.Wait()
 		close(s.exited)
 	}()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a loaded CI machine can take long to import moto
 	for {
 		select {
 		case <-s.exited:
@@ -91,7 +118,7 @@ func Start(ctx context.Context, port int) (*Server, error) {
 		}
 		if time.Now().After(deadline) {
 			s.Stop()
-			return nil, errors.New("motoserver: did not answer within 30s")
+			return nil, errors.New("motoserver: did not answer within 60s")
 		}
 	}
 }
@@ -104,6 +131,7 @@ func (s *Server) Stop() {
 		return
 	}
 	s.stop.Do(func() {
+		defer os.RemoveAll(s.patchDir)
 		if s.proxy != nil {
 			s.proxy.Close()
 		}

@@ -11,8 +11,10 @@ import (
 type SessionStore interface {
 	// GuestSession returns the session stored under tokenHash, with its
 	// guest, and the room roomID (nil when there is no such room), read
-	// together. Errors: ENotFound when no session is stored under tokenHash;
-	// EUnavailable when storage failed.
+	// together. Errors: ENotFound when no session is stored under tokenHash,
+	// or when it is a session of roomID that a re-join replaced (its
+	// guest's seat names another session); EUnavailable when storage
+	// failed.
 	GuestSession(ctx context.Context, tokenHash, roomID string) (chat.GuestSession, *chat.Room, error)
 }
 
@@ -39,7 +41,8 @@ func ErrGuestForbidden() error {
 //   - a missing or malformed token: EUnauthenticated, no lookup;
 //   - a room id that is not a ULID: ERoomExpired (ErrUnavailable), no lookup;
 //   - no session under the token (never issued, or replaced by a re-join,
-//     which deletes the old token's session): EUnauthenticated;
+//     which deletes the old token's session and gives the guest's seat to
+//     the new one): EUnauthenticated;
 //   - the token's own room is missing, closed or past its expiry:
 //     ERoomExpired. This comes before the session's expiry, because a
 //     session never outlives its room: the room being over is the reason;

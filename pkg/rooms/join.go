@@ -2,7 +2,9 @@ package rooms
 
 import (
 	"context"
+	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -27,11 +29,55 @@ func ErrUnavailable() error {
 	return chat.Errorf(chat.ERoomExpired, "The Temporary Room is not available.")
 }
 
+// MaxLiveSessions is the contract's bound on a room's live (unexpired,
+// unrevoked) guest sessions.
+const MaxLiveSessions = 100
+
+// maxRelease bounds the expired seats one join frees, which keeps its
+// condition expression small; one freed seat is all a join needs.
+const maxRelease = 50
+
+// ErrRoomFull answers a join that would take the room past MaxLiveSessions.
+func ErrRoomFull() error {
+	return chat.Errorf(chat.ERoomFull, "The Temporary Room is full.")
+}
+
 // PriorGuest is the guest that already joined a room with the same client id.
 type PriorGuest struct {
 	GuestID   string
 	TokenHash string
 	CreatedAt time.Time
+}
+
+// Seat is a guest's place among a room's live sessions: one per guest, held
+// by the guest's current session until it expires. A re-join replaces the
+// seat's session, which revokes the earlier token.
+type Seat struct {
+	GuestID string
+	// Token identifies the session holding the seat (SeatToken of its
+	// token's hash).
+	Token string
+	// ExpiresAt is the session's expiry, rounded up to the second.
+	ExpiresAt time.Time
+}
+
+// SeatToken is how a seat names a session: the first 32 hex digits (128
+// bits) of the hash of its token, enough to tell a guest's tokens apart.
+func SeatToken(tokenHash string) string {
+	if len(tokenHash) > 32 {
+		return tokenHash[:32]
+	}
+	return tokenHash
+}
+
+// JoinState is what a join reads.
+type JoinState struct {
+	Room chat.Room
+	// Prior is the guest that joined with the same client id, or nil.
+	Prior *PriorGuest
+	// Seats are the room's stored seats by guest id, live or expired; nil
+	// when none was ever stored.
+	Seats map[string]Seat
 }
 
 // Join is everything one join writes.
@@ -41,20 +87,32 @@ type Join struct {
 	// TokenHash is the hash of the new session token.
 	TokenHash      string
 	SessionExpires time.Time
-	// Prior is set on a re-join; its token stops working.
+	// Prior is set on a re-join; its session is deleted.
 	Prior *PriorGuest
+	// Seat is the guest's seat from now on.
+	Seat Seat
+	// Seats are the seats as loaded (nil: none stored yet), and Release
+	// the expired ones among them that this join frees.
+	Seats   map[string]Seat
+	Release []Seat
 }
 
 // JoinStore is the storage a join needs: one read and one atomic write.
 type JoinStore interface {
-	// LoadJoin returns the room and, when clientKey is not empty, the guest
-	// that joined it with that client id (nil if none). A room that does not
-	// exist is an ERoomExpired error.
-	LoadJoin(ctx context.Context, roomID, clientKey string) (chat.Room, *PriorGuest, error)
-	// CommitJoin writes the guest, its session and its place among the
-	// channel's readers atomically, and revokes Prior's session. Errors:
-	// ERoomExpired when the room stopped being available meanwhile;
-	// EConflict when a concurrent join with the same client id won.
+	// LoadJoin returns the room, the guest that joined it with the client
+	// id clientKey when it is not empty, and the room's seats. A room that
+	// does not exist is an ERoomExpired error.
+	LoadJoin(ctx context.Context, roomID, clientKey string) (JoinState, error)
+	// CommitJoin writes the guest, its session, its seat and its place
+	// among the channel's readers atomically, deletes Prior's session and
+	// removes the Release seats, on these conditions: the room is
+	// available; a first join's client id is still unused; each Release
+	// seat is still as loaded; and the guest's seat, if j.Seats held one,
+	// still exists, else there is still room for one more seat
+	// (MaxLiveSessions, counting Release as gone). Errors: ERoomExpired when
+	// the room stopped being available meanwhile; EConflict when another
+	// condition failed or a concurrent transaction collided: the caller
+	// loads again and retries.
 	CommitJoin(ctx context.Context, j Join) error
 }
 
@@ -108,17 +166,35 @@ func NormalizeNickname(s string) (string, string) {
 	return s, ""
 }
 
+// joinAttempts bounds the rounds of a join that keeps losing races: a
+// concurrent first join with the same client id (the next round is a
+// re-join), a seat freed or taken meanwhile, or DynamoDB cancelling one of
+// two transactions that touch the room's seats at once.
+const joinAttempts = 10
+
 // Join creates a guest in the room, or refreshes the one that joined with
-// the same client id, and issues a new session token.
+// the same client id, and issues a new session token. Errors: ERoomExpired
+// (ErrUnavailable); ERoomFull when the room holds MaxLiveSessions live
+// sessions and the guest holds none of them; EUnavailable when storage
+// failed or the join lost joinAttempts races in a row.
 func (s *Service) Join(ctx context.Context, req JoinRequest) (JoinResult, error) {
 	if !chat.ValidID(req.RoomID) {
 		return JoinResult{}, ErrUnavailable()
 	}
 	clientKey := strings.ToLower(req.ClientID)
 	var lastErr error
-	// A lost race with a concurrent first join by the same client id is
-	// retried as a re-join; three rounds are far more than that race needs.
-	for attempt := 0; attempt < 3; attempt++ {
+	for attempt := 0; attempt < joinAttempts; attempt++ {
+		if attempt > 1 {
+			// The second round follows at once (it is usually a re-join that
+			// cannot lose again); later ones back off with jitter, as
+			// DynamoDB cancels both of two colliding transactions.
+			d := time.Duration(rand.Int64N(int64(5*time.Millisecond) << min(attempt, 6)))
+			select {
+			case <-ctx.Done():
+				return JoinResult{}, chat.Unavailable(ctx.Err())
+			case <-time.After(d):
+			}
+		}
 		res, err := s.join(ctx, req, clientKey)
 		if !chat.IsCode(err, chat.EConflict) {
 			return res, err
@@ -129,10 +205,11 @@ func (s *Service) Join(ctx context.Context, req JoinRequest) (JoinResult, error)
 }
 
 func (s *Service) join(ctx context.Context, req JoinRequest, clientKey string) (JoinResult, error) {
-	room, prior, err := s.Store.LoadJoin(ctx, req.RoomID, clientKey)
+	st, err := s.Store.LoadJoin(ctx, req.RoomID, clientKey)
 	if err != nil {
 		return JoinResult{}, err
 	}
+	room, prior := st.Room, st.Prior
 	now := s.Now().UTC()
 	if !room.Available(now) {
 		return JoinResult{}, ErrUnavailable()
@@ -156,10 +233,49 @@ func (s *Service) join(ctx context.Context, req JoinRequest, clientKey string) (
 	} else {
 		g.ID = s.IDs.New(now)
 	}
+	_, holds := st.Seats[g.ID]
+	release, live := freeSeats(st.Seats, g.ID, now)
+	if !holds && live >= MaxLiveSessions {
+		return JoinResult{}, ErrRoomFull()
+	}
 	token := chat.NewToken(TokenPrefix)
-	j := Join{Room: room, Guest: g, TokenHash: chat.HashToken(token), SessionExpires: exp, Prior: prior}
+	hash := chat.HashToken(token)
+	j := Join{
+		Room: room, Guest: g, TokenHash: hash, SessionExpires: exp, Prior: prior,
+		Seat:  Seat{GuestID: g.ID, Token: SeatToken(hash), ExpiresAt: ceilSecond(exp)},
+		Seats: st.Seats, Release: release,
+	}
 	if err := s.Store.CommitJoin(ctx, j); err != nil {
 		return JoinResult{}, err
 	}
 	return JoinResult{Guest: g, Token: token, SessionExpires: exp, Room: room, Rejoined: prior != nil}, nil
+}
+
+// freeSeats returns the expired seats of other guests that a join frees
+// (the earliest expired first, at most maxRelease) and how many seats of
+// other guests are live.
+func freeSeats(seats map[string]Seat, guestID string, now time.Time) (release []Seat, live int) {
+	for id, seat := range seats {
+		switch {
+		case id == guestID:
+		case now.Before(seat.ExpiresAt):
+			live++
+		default:
+			release = append(release, seat)
+		}
+	}
+	slices.SortFunc(release, func(a, b Seat) int { return a.ExpiresAt.Compare(b.ExpiresAt) })
+	if len(release) > maxRelease {
+		release = release[:maxRelease]
+	}
+	return release, live
+}
+
+// ceilSecond rounds t up to the second: a seat never frees before its
+// session expires.
+func ceilSecond(t time.Time) time.Time {
+	if r := t.Truncate(time.Second); !r.Equal(t) {
+		return r.Add(time.Second)
+	}
+	return t
 }

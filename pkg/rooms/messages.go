@@ -2,7 +2,9 @@ package rooms
 
 import (
 	"context"
+	"math"
 	"slices"
+	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/messages"
@@ -15,6 +17,29 @@ type MessageWriter interface {
 	// PutMessage stores m. Errors: EConflict when a message with its id
 	// exists; EUnavailable when storage failed.
 	PutMessage(ctx context.Context, m chat.Message) error
+}
+
+// PostsPerMinute is the contract's bound on a guest's posts, counted in
+// fixed PostWindow windows.
+const (
+	PostsPerMinute = 30
+	PostWindow     = time.Minute
+)
+
+// PostCounter counts a guest's posts per window, atomically.
+type PostCounter interface {
+	// CountPost counts one post of guestID in the window starting at
+	// window, unless the window already holds limit posts: then it reports
+	// false and counts nothing. Errors: EUnavailable when storage failed.
+	CountPost(ctx context.Context, guestID string, window time.Time, limit int) (bool, error)
+}
+
+// ErrTooManyPosts answers a post past PostsPerMinute; it carries the
+// seconds until the window ends (at least 1) as Retry-After.
+func ErrTooManyPosts(now, window time.Time) error {
+	e := chat.Errorf(chat.EQuotaExceeded, "Too many messages. A guest posts at most %d messages a minute.", PostsPerMinute)
+	e.RetryAfter = max(1, int(math.Ceil(window.Add(PostWindow).Sub(now).Seconds())))
+	return e
 }
 
 // MessageReader reads a channel's messages and their translations.
@@ -46,21 +71,37 @@ type MessageView struct {
 // Poster posts a guest's messages into its room's channel.
 type Poster struct {
 	Store MessageWriter
-	IDs   *chat.IDs
-	Now   chat.Clock
+	// Rate counts the guest's posts; nil means no limit, which only tests
+	// that are not about the limit use.
+	Rate PostCounter
+	IDs  *chat.IDs
+	Now  chat.Clock
 }
 
 // Post stores content as a message by the session's guest in room, queued
 // for translation, and returns it as its author reads it: the original.
 // The guest's preferred language is the source language a translator that
-// cannot detect falls back to. Errors: EValidation on "content" (see
-// messages.CheckContent); EUnavailable when storage failed.
+// cannot detect falls back to. The guest's post is counted (Rate) once the
+// content is valid, so a refused post does not count. Errors: EValidation
+// on "content" (see messages.CheckContent); EQuotaExceeded
+// (ErrTooManyPosts) past PostsPerMinute in the current window;
+// EUnavailable when storage failed.
 func (p *Poster) Post(ctx context.Context, s chat.GuestSession, room chat.Room, content string) (MessageView, error) {
 	if problem := messages.CheckContent(content); problem != "" {
 		return MessageView{}, chat.FieldError("content", problem)
 	}
 	now := p.Now().UTC()
 	g := s.Guest
+	if p.Rate != nil {
+		window := now.Truncate(PostWindow)
+		ok, err := p.Rate.CountPost(ctx, g.ID, window, PostsPerMinute)
+		if err != nil {
+			return MessageView{}, err
+		}
+		if !ok {
+			return MessageView{}, ErrTooManyPosts(now, window)
+		}
+	}
 	m := chat.Message{
 		ID:          p.IDs.New(now),
 		WorkspaceID: room.WorkspaceID,
