@@ -10,10 +10,26 @@ import (
 // TokenPrefix marks workspace API tokens that chatctl generates.
 const TokenPrefix = "wsk_"
 
+// Roles of a workspace user (contract section 1).
+const (
+	RoleAdmin  = "admin"
+	RoleMember = "member"
+)
+
 // Principal is an authenticated workspace member.
 type Principal struct {
 	WorkspaceID string
 	UserID      string
+	// Role is RoleAdmin or RoleMember.
+	Role string
+}
+
+// RequireAdmin answers 403 forbidden unless p is an admin.
+func RequireAdmin(p Principal) error {
+	if p.Role != RoleAdmin {
+		return ErrForbidden()
+	}
+	return nil
 }
 
 // APIToken is a stored API token, found by the hash of the token.
@@ -22,6 +38,8 @@ type APIToken struct {
 	WorkspaceID string
 	UserID      string
 	Revoked     bool
+	// Role is the user's role; "" is RoleMember.
+	Role string
 }
 
 // TokenStore finds API tokens by hash.
@@ -85,5 +103,9 @@ func (a *Authenticator) Authorize(ctx context.Context, authorization, workspaceI
 	if rec.WorkspaceID != workspaceID {
 		return Principal{}, ErrForbidden()
 	}
-	return Principal{WorkspaceID: rec.WorkspaceID, UserID: rec.UserID}, nil
+	role := RoleMember
+	if rec.Role == RoleAdmin {
+		role = RoleAdmin
+	}
+	return Principal{WorkspaceID: rec.WorkspaceID, UserID: rec.UserID, Role: role}, nil
 }
