@@ -23,6 +23,20 @@ FUNCTIONS := \
 	ListSupportWebhooksFunction:list-support-webhooks \
 	InboundWebhookFunction:inbound-webhook \
 	ListInboundRequestsFunction:list-inbound-requests \
+	ListInboundWebhooksFunction:list-inbound-webhooks \
+	CreateInboundWebhookFunction:create-inbound-webhook \
+	UpdateInboundWebhookFunction:update-inbound-webhook \
+	DeleteInboundWebhookFunction:delete-inbound-webhook \
+	RotateInboundWebhookSecretFunction:rotate-inbound-webhook-secret \
+	CreateOutboundWebhookFunction:create-outbound-webhook \
+	UpdateOutboundWebhookFunction:update-outbound-webhook \
+	DeleteOutboundWebhookFunction:delete-outbound-webhook \
+	RotateOutboundWebhookSecretFunction:rotate-outbound-webhook-secret \
+	CreateSupportWebhookFunction:create-support-webhook \
+	UpdateSupportWebhookFunction:update-support-webhook \
+	DeleteSupportWebhookFunction:delete-support-webhook \
+	RotateSupportWebhookSecretFunction:rotate-support-webhook-secret \
+	ListAuditEventsFunction:list-audit-events \
 	OutboxRelayFunction:outbox-relay \
 	TranslateFunction:translate \
 	FallbackFunction:fallback
@@ -53,6 +67,48 @@ build-InboundWebhookFunction:
 
 build-ListInboundRequestsFunction:
 	$(call lambda_build,list-inbound-requests)
+
+build-ListInboundWebhooksFunction:
+	$(call lambda_build,list-inbound-webhooks)
+
+build-CreateInboundWebhookFunction:
+	$(call lambda_build,create-inbound-webhook)
+
+build-UpdateInboundWebhookFunction:
+	$(call lambda_build,update-inbound-webhook)
+
+build-DeleteInboundWebhookFunction:
+	$(call lambda_build,delete-inbound-webhook)
+
+build-RotateInboundWebhookSecretFunction:
+	$(call lambda_build,rotate-inbound-webhook-secret)
+
+build-CreateOutboundWebhookFunction:
+	$(call lambda_build,create-outbound-webhook)
+
+build-UpdateOutboundWebhookFunction:
+	$(call lambda_build,update-outbound-webhook)
+
+build-DeleteOutboundWebhookFunction:
+	$(call lambda_build,delete-outbound-webhook)
+
+build-RotateOutboundWebhookSecretFunction:
+	$(call lambda_build,rotate-outbound-webhook-secret)
+
+build-CreateSupportWebhookFunction:
+	$(call lambda_build,create-support-webhook)
+
+build-UpdateSupportWebhookFunction:
+	$(call lambda_build,update-support-webhook)
+
+build-DeleteSupportWebhookFunction:
+	$(call lambda_build,delete-support-webhook)
+
+build-RotateSupportWebhookSecretFunction:
+	$(call lambda_build,rotate-support-webhook-secret)
+
+build-ListAuditEventsFunction:
+	$(call lambda_build,list-audit-events)
 
 build-OutboxRelayFunction:
 	$(call lambda_build,outbox-relay)
