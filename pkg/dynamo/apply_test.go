@@ -120,8 +120,8 @@ func TestApplyWritesTheDataModel(t *testing.T) {
 
 	// 1 workspace, 3 users, 3 API tokens, 2 channels, 5 user readers,
 	// 3 rooms and 3 room entries in their channels, 2 inbound, 3 outbound
-	// and 2 support webhooks.
-	if got, want := len(items), 27; got != want {
+	// and 2 support webhooks, each stored as twins (by id and listed).
+	if got, want := len(items), 34; got != want {
 		t.Fatalf("got %d items, want %d: %v", got, want, keysWithPrefix(items, ""))
 	}
 	for _, tc := range []struct {
