@@ -360,6 +360,7 @@ func (w *world) snapshot(t *testing.T) map[string]item {
 var keyPrefixes = []struct{ key, prefix string }{
 	{"pk", "WS#"}, {"pk", "APITOKEN#"}, {"pk", "ROOM#"}, {"pk", "CHAN#"}, {"pk", "GSESSION#"}, {"pk", "IWH#"},
 	{"pk", "MSG#"}, {"pk", "IDEM#"}, {"pk", "SIG#"}, {"pk", "QUOTA#"}, {"pk", "REQLOG#"},
+	{"pk", "OWH#"}, {"pk", "SWH#"}, {"pk", "AUDIT#"},
 	{"sk", "GUEST#"}, {"sk", "CLIENT#"}, {"sk", "READER#"}, {"sk", "MSG#"}, {"sk", "TR#"}, {"sk", "REQ#"},
 }
 
