@@ -39,7 +39,9 @@ func TestHostileWebhookManagement(t *testing.T) {
 	unknown := "01JDZ8Y7K3Q4W5E6R7T8Y9A0ZZ"
 	long := strings.Repeat("<", 40000)
 	huge := `{"name":"` + strings.Repeat("a", 64<<10) + `"}`
-	ct := func(v string) map[string]string { return map[string]string{"Authorization": admin["Authorization"], "Content-Type": v} }
+	ct := func(v string) map[string]string {
+		return map[string]string{"Authorization": admin["Authorization"], "Content-Type": v}
+	}
 	otherWS := "/api/v1/workspaces/" + w.other.ID
 
 	type c struct {
