@@ -30,6 +30,20 @@ FUNCTIONS := \
 	CreateRoomFunction:create-room \
 	ListRoomsFunction:list-rooms \
 	CloseRoomFunction:close-room \
+	ListInboundWebhooksFunction:list-inbound-webhooks \
+	CreateInboundWebhookFunction:create-inbound-webhook \
+	UpdateInboundWebhookFunction:update-inbound-webhook \
+	DeleteInboundWebhookFunction:delete-inbound-webhook \
+	RotateInboundWebhookSecretFunction:rotate-inbound-webhook-secret \
+	CreateOutboundWebhookFunction:create-outbound-webhook \
+	UpdateOutboundWebhookFunction:update-outbound-webhook \
+	DeleteOutboundWebhookFunction:delete-outbound-webhook \
+	RotateOutboundWebhookSecretFunction:rotate-outbound-webhook-secret \
+	CreateSupportWebhookFunction:create-support-webhook \
+	UpdateSupportWebhookFunction:update-support-webhook \
+	DeleteSupportWebhookFunction:delete-support-webhook \
+	RotateSupportWebhookSecretFunction:rotate-support-webhook-secret \
+	ListAuditEventsFunction:list-audit-events \
 	OutboxRelayFunction:outbox-relay \
 	TranslateFunction:translate \
 	TranslationSweepFunction:translation-sweep \

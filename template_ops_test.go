@@ -144,7 +144,7 @@ func TestCursorKeyOnlyWhereRead(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", fn, err)
 		}
-		if strings.Contains(string(src), "awsenv.EnvCursorKey") {
+		if strings.Contains(string(src), "awsenv.EnvCursorKey") || app.NeedsCursorKey(fn) {
 			readers = append(readers, fn)
 		}
 		if _, ok := mapOf(mapOf(props(tmpl, fn)["Environment"])["Variables"])["CURSOR_KEY"]; ok {

@@ -36,6 +36,21 @@ var sampleStatus = map[string]int{
 	"InboundWebhookFunction":       http.StatusAccepted,
 	"ListInboundRequestsFunction":  http.StatusOK,
 	"FallbackFunction":             http.StatusNotFound,
+	// Webhook management (the demo's Ana is an admin).
+	"ListInboundWebhooksFunction":         http.StatusOK,
+	"CreateInboundWebhookFunction":        http.StatusCreated,
+	"UpdateInboundWebhookFunction":        http.StatusOK,
+	"DeleteInboundWebhookFunction":        http.StatusNoContent,
+	"RotateInboundWebhookSecretFunction":  http.StatusOK,
+	"CreateOutboundWebhookFunction":       http.StatusCreated,
+	"UpdateOutboundWebhookFunction":       http.StatusOK,
+	"DeleteOutboundWebhookFunction":       http.StatusNoContent,
+	"RotateOutboundWebhookSecretFunction": http.StatusOK,
+	"CreateSupportWebhookFunction":        http.StatusCreated,
+	"UpdateSupportWebhookFunction":        http.StatusOK,
+	"DeleteSupportWebhookFunction":        http.StatusNoContent,
+	"RotateSupportWebhookSecretFunction":  http.StatusOK,
+	"ListAuditEventsFunction":             http.StatusOK,
 	// With a real guest token in place of the sample's placeholder.
 	"ListGuestMessagesFunction": http.StatusOK,
 	"PostGuestMessageFunction":  http.StatusCreated,
@@ -206,7 +221,11 @@ func testHTTP(t *testing.T, r *lambdart.Runtime, fn function, raw []byte, tmpl *
 	} else if !known {
 		t.Logf("sample: %d (no expected status recorded for %s)", resp.StatusCode, fn.ID)
 	}
-	if !json.Valid([]byte(resp.Body)) {
+	if resp.StatusCode == http.StatusNoContent {
+		if resp.Body != "" {
+			t.Errorf("sample: 204 with body %q", resp.Body)
+		}
+	} else if !json.Valid([]byte(resp.Body)) {
 		t.Errorf("sample: body %q is not JSON", resp.Body)
 	}
 	if resp.StatusCode >= 400 {

@@ -46,6 +46,9 @@ func localEnv() {
 	if os.Getenv(awsenv.EnvTable) == "" {
 		os.Setenv(awsenv.EnvTable, defaultTable)
 	}
+	if _, ok := os.LookupEnv(app.EnvOutboundAllowCIDRS); !ok {
+		os.Setenv(app.EnvOutboundAllowCIDRS, "127.0.0.0/8,::1/128") // contract section 11
+	}
 	if os.Getenv(awsenv.EnvCursorKey) == "" {
 		os.Setenv(awsenv.EnvCursorKey, localCursorKey)
 	}

@@ -360,6 +360,7 @@ func (w *world) snapshot(t *testing.T) map[string]item {
 var keyPrefixes = []struct{ key, prefix string }{
 	{"pk", "WS#"}, {"pk", "APITOKEN#"}, {"pk", "ROOM#"}, {"pk", "CHAN#"}, {"pk", "GSESSION#"}, {"pk", "IWH#"},
 	{"pk", "MSG#"}, {"pk", "IDEM#"}, {"pk", "SIG#"}, {"pk", "QUOTA#"}, {"pk", "REQLOG#"},
+	{"pk", "OWH#"}, {"pk", "SWH#"}, {"pk", "AUDIT#"},
 	{"sk", "GUEST#"}, {"sk", "CLIENT#"}, {"sk", "READER#"}, {"sk", "MSG#"}, {"sk", "TR#"}, {"sk", "REQ#"},
 }
 
@@ -673,7 +674,8 @@ func TestHostileInput(t *testing.T) {
 		{name: "PUT join", method: "PUT", path: join, body: good, status: 405, code: "method_not_allowed"},
 		{name: "DELETE guest messages", method: "DELETE", path: msgs, hdr: guest, status: 405, code: "method_not_allowed"},
 		{name: "PATCH outbound", method: "PATCH", path: outbound, hdr: bearer, status: 405, code: "method_not_allowed"},
-		{name: "POST support", method: "POST", path: support, body: `{}`, hdr: bearer, status: 405, code: "method_not_allowed"},
+		{name: "PUT support", method: "PUT", path: support, body: `{}`, hdr: bearer, status: 405, code: "method_not_allowed"},
+		{name: "POST support as a member", method: "POST", path: support, body: `{}`, hdr: bearer, status: 403, code: "forbidden"},
 		{name: "DELETE request log", method: "DELETE", path: reqlog, hdr: bearer, status: 405, code: "method_not_allowed"},
 		{name: "GET inbound", method: "GET", path: in, status: 405, code: "method_not_allowed"},
 		{name: "OPTIONS inbound", method: "OPTIONS", path: in, status: 405, code: "method_not_allowed"},
@@ -684,7 +686,8 @@ func TestHostileInput(t *testing.T) {
 		{name: "lowercase method", method: "post", path: in, body: goodContent, hdr: secretHdr, status: 405, code: "method_not_allowed"},
 		{name: "unknown root", method: "GET", path: "/", status: 404, code: "not_found"},
 		{name: "unknown api path", method: "GET", path: "/api/v1/workspaces", hdr: bearer, status: 404, code: "not_found"},
-		{name: "extra path segment", method: "GET", path: outbound + "/" + unknownULID, hdr: bearer, status: 404, code: "not_found"},
+		{name: "GET of a webhook path", method: "GET", path: outbound + "/" + unknownULID, hdr: bearer, status: 405, code: "method_not_allowed"},
+		{name: "extra path segment", method: "GET", path: outbound + "/" + unknownULID + "/x", hdr: bearer, status: 404, code: "not_found"},
 		{name: "trailing slash", method: "POST", path: in + "/", body: goodContent, hdr: secretHdr, status: 404, code: "not_found"},
 		{name: "encoded slash in workspace", method: "GET", path: "/api/v1/workspaces/a%2Fb/outbound-webhooks", hdr: bearer, status: 403, code: "forbidden"},
 		{name: "NUL in path", method: "GET", path: "/api/v1/%00", status: 404, code: "not_found"},

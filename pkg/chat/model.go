@@ -102,6 +102,11 @@ type InboundWebhook struct {
 	Enabled       bool
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	// The secrets a rotation replaced stay valid until PreviousExpiresAt
+	// (zero when there was no rotation).
+	PreviousSecretHash    string
+	PreviousSigningSecret string
+	PreviousExpiresAt     time.Time
 }
 
 // OutboundWebhook is a workspace's subscription to events.
@@ -115,6 +120,9 @@ type OutboundWebhook struct {
 	SigningSecret string
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	// PreviousSigningSecret also signs deliveries until PreviousExpiresAt.
+	PreviousSigningSecret string
+	PreviousExpiresAt     time.Time
 }
 
 // SupportWebhook is a workspace's support integration endpoint.
@@ -126,6 +134,11 @@ type SupportWebhook struct {
 	Active      bool
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+	// SigningSecret signs deliveries; PreviousSigningSecret too until
+	// PreviousExpiresAt.
+	SigningSecret         string
+	PreviousSigningSecret string
+	PreviousExpiresAt     time.Time
 }
 
 // Author types of a message.

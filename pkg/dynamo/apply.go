@@ -99,6 +99,7 @@ type workspaceState struct {
 type storedMetas struct {
 	rooms   map[string]roomRecord
 	inbound map[string]inboundItem
+	listed  map[string]string // by-id pk of an outbound or support webhook -> its workspace
 }
 
 // loadWorkspaceState reads the workspace's partition (users, webhooks) and
@@ -179,7 +180,7 @@ func (s *Store) loadWorkspaceState(ctx context.Context, w fixture.Workspace) (wo
 
 // loadMetas reads the stored rooms and inbound webhooks of the document.
 func (s *Store) loadMetas(ctx context.Context, d *fixture.Document) (storedMetas, error) {
-	m := storedMetas{rooms: map[string]roomRecord{}, inbound: map[string]inboundItem{}}
+	m := storedMetas{rooms: map[string]roomRecord{}, inbound: map[string]inboundItem{}, listed: map[string]string{}}
 	var keys []map[string]types.AttributeValue
 	for _, w := range d.Workspaces {
 		for _, r := range w.TemporaryRooms {
@@ -187,6 +188,12 @@ func (s *Store) loadMetas(ctx context.Context, d *fixture.Document) (storedMetas
 		}
 		for _, h := range w.InboundWebhooks {
 			keys = append(keys, key(inboundPK(h.ID), metaSK))
+		}
+		for _, h := range w.OutboundWebhooks {
+			keys = append(keys, key(outboundPK(h.ID), metaSK))
+		}
+		for _, h := range w.SupportWebhooks {
+			keys = append(keys, key(supportPK(h.ID), metaSK))
 		}
 	}
 	for start := 0; start < len(keys); start += maxBatchGet {
@@ -208,6 +215,8 @@ func (s *Store) loadMetas(ctx context.Context, d *fixture.Document) (storedMetas
 					return m, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", pk, err))
 				}
 				m.inbound[h.ID] = h
+			case strings.HasPrefix(pk, outboundPK("")), strings.HasPrefix(pk, supportPK("")):
+				m.listed[pk] = getS(it, "workspace_id")
 			}
 		}
 	}
@@ -240,6 +249,16 @@ func checkStored(d *fixture.Document, m storedMetas) error {
 		for i, h := range w.InboundWebhooks {
 			if old, ok := m.inbound[h.ID]; ok && old.WorkspaceID != w.ID {
 				add(fmt.Sprintf("workspaces[%d].inbound_webhooks[%d].id", wi, i), "names an inbound webhook of another workspace")
+			}
+		}
+		for i, h := range w.OutboundWebhooks {
+			if ws, ok := m.listed[outboundPK(h.ID)]; ok && ws != w.ID {
+				add(fmt.Sprintf("workspaces[%d].outbound_webhooks[%d].id", wi, i), "names an outbound webhook of another workspace")
+			}
+		}
+		for i, h := range w.SupportWebhooks {
+			if ws, ok := m.listed[supportPK(h.ID)]; ok && ws != w.ID {
+				add(fmt.Sprintf("workspaces[%d].support_webhooks[%d].id", wi, i), "names a support webhook of another workspace")
 			}
 		}
 	}
@@ -356,24 +375,34 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 		if old, ok := m.inbound[h.ID]; ok {
 			created = old.CreatedAt
 		}
-		p.put(inboundItem{PK: inboundPK(h.ID), SK: metaSK, ID: h.ID, WorkspaceID: ws, ChannelID: h.ChannelID,
+		it := inboundItem{PK: inboundPK(h.ID), SK: metaSK, ID: h.ID, WorkspaceID: ws, ChannelID: h.ChannelID,
 			BotName: h.BotName, BotAvatarURL: h.BotAvatarURL, SecretHash: chat.HashToken(h.Secret),
 			SignatureRequired: *h.SignatureRequired, SigningSecret: h.SigningSecret, Enabled: *h.Enabled,
-			CreatedAt: created, UpdatedAt: now})
+			CreatedAt: created, UpdatedAt: now}
+		p.put(it)
+		// The listed twin (webhooks.go); created is kept, so its key is too.
+		it.PK, it.SK = wsPK(ws), inboundSK(created, h.ID)
+		p.put(it)
 	}
 
 	for _, h := range w.OutboundWebhooks {
 		doc, given := h.Created()
 		created, sk := placeListed(p, st.outbound[h.ID], doc, given, now, func(t time.Time) string { return outboundSK(t, h.ID) })
-		p.put(outboundItem{PK: wsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
-			Events: h.Events, Active: *h.Active, SigningSecret: h.SigningSecret, CreatedAt: created, UpdatedAt: now})
+		it := outboundItem{PK: wsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
+			Events: h.Events, Active: *h.Active, SigningSecret: h.SigningSecret, CreatedAt: created, UpdatedAt: now}
+		p.put(it)
+		it.PK, it.SK = outboundPK(h.ID), metaSK // the by-id twin (webhooks.go)
+		p.put(it)
 	}
 
 	for _, h := range w.SupportWebhooks {
 		doc, given := h.Created()
 		created, sk := placeListed(p, st.support[h.ID], doc, given, now, func(t time.Time) string { return supportSK(t, h.ID) })
-		p.put(supportItem{PK: wsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
-			Active: *h.Active, CreatedAt: created, UpdatedAt: now})
+		it := supportItem{PK: wsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
+			Active: *h.Active, SigningSecret: h.SigningSecret, CreatedAt: created, UpdatedAt: now}
+		p.put(it)
+		it.PK, it.SK = supportPK(h.ID), metaSK // the by-id twin (webhooks.go)
+		p.put(it)
 	}
 }
 

@@ -120,9 +120,10 @@ func TestApplyWritesTheDataModel(t *testing.T) {
 
 	// 1 workspace, 3 users, 3 API tokens, 2 channels, 5 user readers,
 	// 3 rooms and 3 room entries in their channels, 2 inbound, 3 outbound
-	// and 2 support webhooks; 5 channel entries in their members' lists and
-	// 3 room entries in the workspace's list.
-	if got, want := len(items), 35; got != want {
+	// and 2 support webhooks, each stored as twins (by id and listed); 5
+	// channel entries in their members' lists and 3 room entries in the
+	// workspace's list.
+	if got, want := len(items), 42; got != want {
 		t.Fatalf("got %d items, want %d: %v", got, want, keysWithPrefix(items, ""))
 	}
 	for _, tc := range []struct {

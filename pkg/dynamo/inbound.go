@@ -111,7 +111,8 @@ func (s *Store) WebhookConfig(ctx context.Context, id string) (inbound.Config, e
 	cfg := inbound.Config{
 		Webhook: chat.InboundWebhook{ID: wh.ID, WorkspaceID: wh.WorkspaceID, ChannelID: wh.ChannelID, BotName: wh.BotName,
 			BotAvatarURL: wh.BotAvatarURL, SecretHash: wh.SecretHash, SignatureRequired: wh.SignatureRequired,
-			SigningSecret: wh.SigningSecret, Enabled: wh.Enabled, CreatedAt: wh.CreatedAt, UpdatedAt: wh.UpdatedAt},
+			SigningSecret: wh.SigningSecret, Enabled: wh.Enabled && wh.DeletedAt == nil, CreatedAt: wh.CreatedAt, UpdatedAt: wh.UpdatedAt,
+			PreviousSecretHash: wh.PreviousSecretHash, PreviousSigningSecret: wh.PreviousSigningSecret, PreviousExpiresAt: wh.expires()},
 		Workspace: chat.Workspace{ID: wh.WorkspaceID},
 		Channels:  map[string]bool{},
 	}

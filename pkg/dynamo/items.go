@@ -57,7 +57,9 @@ type channelItem struct {
 	CreatedAt time.Time `dynamodbav:"created_at"`
 }
 
-// inboundItem: pk IWH#<webhook>, sk #META.
+// inboundItem: pk IWH#<webhook>, sk #META, and its listed twin pk WS#<ws>,
+// sk IWH#<sortTime(created)>#<webhook> (see webhooks.go). A deleted one is
+// a tombstone: deleted_at set, enabled false, no secrets, a TTL.
 type inboundItem struct {
 	PK                string    `dynamodbav:"pk"`
 	SK                string    `dynamodbav:"sk"`
@@ -72,9 +74,20 @@ type inboundItem struct {
 	Enabled           bool      `dynamodbav:"enabled"`
 	CreatedAt         time.Time `dynamodbav:"created_at"`
 	UpdatedAt         time.Time `dynamodbav:"updated_at"`
+	rotated
+	DeletedAt *time.Time `dynamodbav:"deleted_at,omitempty"`
 }
 
-// outboundItem: pk WS#<ws>, sk OWH#<sortTime(created)>#<id>.
+// rotated holds the secrets a rotation replaced, valid until
+// previous_expires_at (checked in code, never by TTL).
+type rotated struct {
+	PreviousSecretHash    string     `dynamodbav:"previous_secret_hash,omitempty"`
+	PreviousSigningSecret string     `dynamodbav:"previous_signing_secret,omitempty"`
+	PreviousExpiresAt     *time.Time `dynamodbav:"previous_expires_at,omitempty"`
+}
+
+// outboundItem: pk WS#<ws>, sk OWH#<sortTime(created)>#<id> (listed), and
+// its twin pk OWH#<id>, sk #META (found by id).
 type outboundItem struct {
 	PK            string    `dynamodbav:"pk"`
 	SK            string    `dynamodbav:"sk"`
@@ -87,17 +100,21 @@ type outboundItem struct {
 	SigningSecret string    `dynamodbav:"signing_secret"`
 	CreatedAt     time.Time `dynamodbav:"created_at"`
 	UpdatedAt     time.Time `dynamodbav:"updated_at"`
+	rotated
 }
 
-// supportItem: pk WS#<ws>, sk SWH#<sortTime(created)>#<id>.
+// supportItem: pk WS#<ws>, sk SWH#<sortTime(created)>#<id> (listed), and
+// its twin pk SWH#<id>, sk #META (found by id).
 type supportItem struct {
-	PK          string    `dynamodbav:"pk"`
-	SK          string    `dynamodbav:"sk"`
-	ID          string    `dynamodbav:"id"`
-	WorkspaceID string    `dynamodbav:"workspace_id"`
-	Name        string    `dynamodbav:"name"`
-	URL         string    `dynamodbav:"url"`
-	Active      bool      `dynamodbav:"active"`
-	CreatedAt   time.Time `dynamodbav:"created_at"`
-	UpdatedAt   time.Time `dynamodbav:"updated_at"`
+	PK            string    `dynamodbav:"pk"`
+	SK            string    `dynamodbav:"sk"`
+	ID            string    `dynamodbav:"id"`
+	WorkspaceID   string    `dynamodbav:"workspace_id"`
+	Name          string    `dynamodbav:"name"`
+	URL           string    `dynamodbav:"url"`
+	Active        bool      `dynamodbav:"active"`
+	SigningSecret string    `dynamodbav:"signing_secret,omitempty"`
+	CreatedAt     time.Time `dynamodbav:"created_at"`
+	UpdatedAt     time.Time `dynamodbav:"updated_at"`
+	rotated
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -24,8 +25,13 @@ func (s *Store) APIToken(ctx context.Context, hash string) (workspaces.APIToken,
 	if out.Item == nil {
 		return workspaces.APIToken{}, chat.Errorf(chat.ENotFound, "no such token")
 	}
+	return apiTokenOf(out.Item)
+}
+
+// apiTokenOf decodes an API token item.
+func apiTokenOf(av map[string]types.AttributeValue) (workspaces.APIToken, error) {
 	var it apiTokenItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 		return workspaces.APIToken{}, chat.Internal(err)
 	}
 	return workspaces.APIToken{Hash: strings.TrimPrefix(it.PK, "APITOKEN#"), WorkspaceID: it.WorkspaceID, UserID: it.UserID, Revoked: it.Revoked,

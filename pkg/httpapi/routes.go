@@ -33,6 +33,22 @@ var Routes = []Route{
 	{"CreateRoomFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/rooms"},
 	{"ListRoomsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/rooms"},
 	{"CloseRoomFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/rooms/{room_id}/close"},
+	// Webhook management (contract section 10). Inbound webhooks are
+	// {webhook} in every path, as in their request log's.
+	{"ListInboundWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/inbound-webhooks"},
+	{"CreateInboundWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/inbound-webhooks"},
+	{"UpdateInboundWebhookFunction", http.MethodPatch, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}"},
+	{"DeleteInboundWebhookFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}"},
+	{"RotateInboundWebhookSecretFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/rotate-secret"},
+	{"CreateOutboundWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks"},
+	{"UpdateOutboundWebhookFunction", http.MethodPatch, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}"},
+	{"DeleteOutboundWebhookFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}"},
+	{"RotateOutboundWebhookSecretFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/rotate-secret"},
+	{"CreateSupportWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks"},
+	{"UpdateSupportWebhookFunction", http.MethodPatch, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}"},
+	{"DeleteSupportWebhookFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}"},
+	{"RotateSupportWebhookSecretFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/rotate-secret"},
+	{"ListAuditEventsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/audit-events"},
 }
 
 // FallbackFunction serves API Gateway's $default route: JSON 404 and 405

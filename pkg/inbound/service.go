@@ -188,7 +188,7 @@ func checkOnly(sig *SignatureUse) *SignatureUse {
 func (d *decision) authenticate(obj jsonbody.Object, now time.Time) (*SignatureUse, error) {
 	wh := d.cfg.Webhook
 	if wh.SignatureRequired {
-		matched, err := signature.Verify(d.req.SignatureHeader, []byte(wh.SigningSecret), d.req.Body, now)
+		matched, err := verifySignature(d.req.SignatureHeader, wh, d.req.Body, now)
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +209,7 @@ func (d *decision) authenticate(obj jsonbody.Object, now time.Time) (*SignatureU
 	if !ok || secret == "" {
 		return nil, chat.Errorf(chat.EMissingCredentials, "The webhook secret is required: send it in the X-Service-Webhook-Secret header or the secret field.")
 	}
-	if !chat.HashesEqual(chat.HashToken(secret), wh.SecretHash) {
+	if !staticSecretMatches(secret, wh, now) {
 		return nil, chat.Errorf(chat.EInvalidSecret, "The webhook secret is invalid.")
 	}
 	return nil, nil

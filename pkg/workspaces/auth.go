@@ -11,6 +11,20 @@ import (
 // TokenPrefix marks workspace API tokens that chatctl generates.
 const TokenPrefix = "wsk_"
 
+// Roles of a workspace user (contract section 1).
+const (
+	RoleAdmin  = chat.RoleAdmin
+	RoleMember = chat.RoleMember
+)
+
+// RequireAdmin answers 403 forbidden unless p is an admin.
+func RequireAdmin(p Principal) error {
+	if !p.IsAdmin() {
+		return ErrForbidden()
+	}
+	return nil
+}
+
 // Principal is an authenticated workspace user.
 type Principal struct {
 	WorkspaceID       string

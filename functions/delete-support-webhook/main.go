@@ -1,0 +1,7 @@
+// Command delete-support-webhook is DeleteSupportWebhookFunction:
+// DELETE /api/v1/workspaces/{workspace_id}/support-webhooks/{id}.
+package main
+
+import "github.com/chatbridge/chat/pkg/app"
+
+func main() { app.RunHTTP("DeleteSupportWebhookFunction") }

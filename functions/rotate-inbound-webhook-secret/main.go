@@ -1,0 +1,7 @@
+// Command rotate-inbound-webhook-secret is RotateInboundWebhookSecretFunction:
+// POST /api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/rotate-secret.
+package main
+
+import "github.com/chatbridge/chat/pkg/app"
+
+func main() { app.RunHTTP("RotateInboundWebhookSecretFunction") }

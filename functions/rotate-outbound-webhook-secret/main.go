@@ -1,0 +1,7 @@
+// Command rotate-outbound-webhook-secret is RotateOutboundWebhookSecretFunction:
+// POST /api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/rotate-secret.
+package main
+
+import "github.com/chatbridge/chat/pkg/app"
+
+func main() { app.RunHTTP("RotateOutboundWebhookSecretFunction") }

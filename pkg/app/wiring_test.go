@@ -1,0 +1,74 @@
+package app_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/chatbridge/chat/internal/wiringtest"
+	"github.com/chatbridge/chat/pkg/app"
+)
+
+// TestRegisteredFunctionSamples is the wiring test of every function whose
+// main.go is app.RunHTTP: its events/<dir>.json sample through the real
+// Lambda handler built from the environment, against the demo fixture.
+func TestRegisteredFunctionSamples(t *testing.T) {
+	for _, tc := range []struct {
+		function, sample string
+		status           int
+		// want is a fragment the body must hold.
+		want string
+	}{
+		{"ListInboundWebhooksFunction", "list-inbound-webhooks.json", 200, `"bot_name":"CI Bot"`},
+		{"CreateInboundWebhookFunction", "create-inbound-webhook.json", 201, `"secret":"whsec_`},
+		{"UpdateInboundWebhookFunction", "update-inbound-webhook.json", 200, `"bot_name":"CI Bot (renamed)"`},
+		{"DeleteInboundWebhookFunction", "delete-inbound-webhook.json", 204, ""},
+		{"RotateInboundWebhookSecretFunction", "rotate-inbound-webhook-secret.json", 200, `"previous_secret_expires_at"`},
+		{"CreateOutboundWebhookFunction", "create-outbound-webhook.json", 201, `"signing_secret":"whsig_`},
+		{"UpdateOutboundWebhookFunction", "update-outbound-webhook.json", 200, `"events":["message.created","message.translated"]`},
+		{"DeleteOutboundWebhookFunction", "delete-outbound-webhook.json", 204, ""},
+		{"RotateOutboundWebhookSecretFunction", "rotate-outbound-webhook-secret.json", 200, `"signing_secret":"whsig_`},
+		{"CreateSupportWebhookFunction", "create-support-webhook.json", 201, `"name":"Escalations"`},
+		{"UpdateSupportWebhookFunction", "update-support-webhook.json", 200, `"active":false`},
+		{"DeleteSupportWebhookFunction", "delete-support-webhook.json", 204, ""},
+		{"RotateSupportWebhookSecretFunction", "rotate-support-webhook-secret.json", 200, `"previous_secret_expires_at"`},
+		{"ListAuditEventsFunction", "list-audit-events.json", 200, `"data":[]`},
+	} {
+		t.Run(tc.function, func(t *testing.T) {
+			wiringtest.Demo(t)
+			h, err := app.HTTPFromEnv(context.Background(), tc.function)
+			if err != nil {
+				t.Fatalf("handler: %v", err)
+			}
+			ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, tc.sample)
+			resp, err := h(context.Background(), ev)
+			if err != nil || resp.StatusCode != tc.status || !strings.Contains(resp.Body, tc.want) {
+				t.Fatalf("sample: %d %v %s, want %d with %s", resp.StatusCode, err, resp.Body, tc.status, tc.want)
+			}
+			// The demo's member gets 403 on every admin function; nobody
+			// without a token gets in.
+			ev.Headers["authorization"] = "Bearer wsk_demo_ben_token"
+			member, _ := h(context.Background(), ev)
+			if want := 403; strings.HasPrefix(tc.function, "List") && tc.function != "ListAuditEventsFunction" {
+				want = 200
+				if member.StatusCode != want {
+					t.Fatalf("member: %d %s, want %d", member.StatusCode, member.Body, want)
+				}
+			} else if member.StatusCode != want {
+				t.Fatalf("member: %d %s, want %d", member.StatusCode, member.Body, want)
+			}
+			delete(ev.Headers, "authorization")
+			bad, _ := h(context.Background(), ev)
+			if bad.StatusCode != 401 || bad.Body != `{"message":"Unauthenticated."}` {
+				t.Fatalf("without a token: %d %s", bad.StatusCode, bad.Body)
+			}
+		})
+	}
+	if _, err := app.HTTPFromEnv(context.Background(), "NoSuchFunction"); err == nil {
+		t.Fatal("an unregistered function started")
+	}
+	if n := len(app.RegisteredHTTPFunctions()); n != 14 {
+		t.Fatalf("%d registered functions, want the 14 of webhook management", n)
+	}
+}
