@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
 func TestSampleEvent(t *testing.T) {
 	st, _ := wiringtest.Demo(t)
 	ctx := context.Background()
-	h, err := handler(ctx)
+	h, err := app.HTTPFromEnv(ctx, function)
 	if err != nil {
 		t.Fatalf("handler: %v", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/chatbridge/chat/pkg/app"
 	"net/http"
 	"os"
 	"testing"
@@ -15,7 +16,7 @@ func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
 
 func TestSampleEvent(t *testing.T) {
 	wiringtest.Demo(t)
-	h, err := handler(context.Background())
+	h, err := app.HTTPFromEnv(context.Background(), function)
 	if err != nil {
 		t.Fatalf("handler: %v", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/chatbridge/chat/pkg/app"
 	"os"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func TestSampleEvent(t *testing.T) {
 	if _, err := (&rooms.Poster{Store: a.Store, IDs: a.IDs, Now: time.Now}).Post(ctx, chat.GuestSession{Guest: joined.Guest}, joined.Room, "Hola"); err != nil {
 		t.Fatalf("post: %v", err)
 	}
-	h, err := handler(ctx)
+	h, err := app.HTTPFromEnv(ctx, function)
 	if err != nil {
 		t.Fatalf("handler: %v", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/chatbridge/chat/pkg/app"
 	"os"
 	"testing"
 
@@ -15,7 +16,7 @@ func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
 func TestSampleEvent(t *testing.T) {
 	wiringtest.Demo(t)
 	ctx := context.Background()
-	h, err := handler(ctx)
+	h, err := app.HTTPFromEnv(ctx, function)
 	if err != nil {
 		t.Fatalf("handler: %v", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/chatbridge/chat/pkg/app"
 	"os"
 	"testing"
 
@@ -19,7 +20,7 @@ func TestSampleEvent(t *testing.T) {
 	ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, "post-guest-message.json")
 	// The sample's token is a placeholder: a real one comes from a join.
 	_, joined := wiringtest.Join(t, st, ev.PathParameters["room_id"], "es-ES")
-	h, err := handler(ctx)
+	h, err := app.HTTPFromEnv(ctx, function)
 	if err != nil {
 		t.Fatalf("handler: %v", err)
 	}

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 
@@ -37,14 +36,6 @@ var httpFunctions = map[string]func(a *App) (http.Handler, error){
 	}),
 }
 
-// cursorLists are the registered functions that sign list cursors: only
-// they require CURSOR_KEY (the template gives it to them alone).
-var cursorLists = map[string]bool{"ListInboundWebhooksFunction": true, "ListAuditEventsFunction": true}
-
-// NeedsCursorKey reports whether registered function function requires
-// CURSOR_KEY at init.
-func NeedsCursorKey(function string) bool { return cursorLists[function] }
-
 func withWebhooks(build func(a *App, m *webhooks.Service) http.Handler) func(a *App) (http.Handler, error) {
 	return func(a *App) (http.Handler, error) {
 		m, err := a.WebhookService()
@@ -76,15 +67,6 @@ func init() {
 	}
 }
 
-// RegisteredHTTPFunctions returns the logical ids RunHTTP can start.
-func RegisteredHTTPFunctions() []string {
-	ids := make([]string, 0, len(httpFunctions))
-	for id := range httpFunctions {
-		ids = append(ids, id)
-	}
-	return ids
-}
-
 // registeredHandlers builds every registered function's handler.
 func (a *App) registeredHandlers(into map[string]http.Handler) error {
 	for id, build := range httpFunctions {
@@ -95,35 +77,4 @@ func (a *App) registeredHandlers(into map[string]http.Handler) error {
 		into[id] = h
 	}
 	return nil
-}
-
-// HTTPFromEnv builds the Lambda handler of registered HTTP function
-// function from the environment.
-func HTTPFromEnv(ctx context.Context, function string) (HTTPHandler, error) {
-	build, ok := httpFunctions[function]
-	if !ok {
-		return nil, fmt.Errorf("app: no HTTP function %s is registered", function)
-	}
-	var required []string
-	if cursorLists[function] {
-		required = append(required, awsenv.EnvCursorKey)
-	}
-	a, _, err := FromEnv(ctx, required...)
-	if err != nil {
-		return nil, err
-	}
-	h, err := build(a)
-	if err != nil {
-		return nil, err
-	}
-	return HTTPLambda(map[string]http.Handler{function: h}), nil
-}
-
-// RunHTTP is the whole main of a registered HTTP function: JSON logs,
-// the handler built once from the environment, then Lambda's loop; a
-// configuration error exits at init.
-func RunHTTP(function string) {
-	InitLambdaLogger()
-	h, err := HTTPFromEnv(context.Background(), function)
-	Start(function, h, err)
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/httpapi"
 )
 
 // TestRegisteredFunctionSamples is the wiring test of every function whose
@@ -68,7 +70,22 @@ func TestRegisteredFunctionSamples(t *testing.T) {
 	if _, err := app.HTTPFromEnv(context.Background(), "NoSuchFunction"); err == nil {
 		t.Fatal("an unregistered function started")
 	}
-	if n := len(app.RegisteredHTTPFunctions()); n != 14 {
-		t.Fatalf("%d registered functions, want the 14 of webhook management", n)
-	}
+	// Every route's function starts from the environment (the others have
+	// their own wiring tests under functions/), and a list without its
+	// cursor key does not.
+	t.Run("every route", func(t *testing.T) {
+		wiringtest.Demo(t)
+		for _, rt := range httpapi.Routes {
+			if _, err := app.HTTPFromEnv(context.Background(), rt.Function); err != nil {
+				t.Errorf("%s: %v", rt.Function, err)
+			}
+		}
+		t.Setenv(awsenv.EnvCursorKey, "")
+		if _, err := app.HTTPFromEnv(context.Background(), "ListRoomsFunction"); err == nil || !strings.Contains(err.Error(), awsenv.EnvCursorKey) {
+			t.Errorf("ListRoomsFunction without %s: %v, want an error naming it", awsenv.EnvCursorKey, err)
+		}
+		if _, err := app.HTTPFromEnv(context.Background(), "CreateRoomFunction"); err != nil {
+			t.Errorf("CreateRoomFunction needs no cursor key: %v", err)
+		}
+	})
 }
