@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/chatbridge/chat/internal/childproc"
 	"io"
 	"net"
 	"net/http"
@@ -152,12 +153,13 @@ func Start(tb testing.TB, binaryPath string, env map[string]string) *Runtime {
 	r.cmd.Env = environList(vars)
 	// One writer for both, as CloudWatch gets both streams in one log.
 	r.cmd.Stdout, r.cmd.Stderr = &r.logs, &r.logs
-	r.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A grandchild holding the output pipe must not keep Wait from seeing
 	// the exit.
 	r.cmd.WaitDelay = time.Second
 	r.execAt = time.Now()
-	if err := r.cmd.Start(); err != nil {
+	// Its own process group, killed by the kernel if the test binary dies
+	// without stopping it (a panic on -timeout).
+	if err := childproc.Start(r.cmd); err != nil {
 		_ = r.srv.Close()
 		tb.Fatalf("lambdart: start %s: %v", bin, err)
 	}
