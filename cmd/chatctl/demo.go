@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,6 +114,62 @@ bin/chatctl post --webhook-url %s/webhooks/%s/messages \
   --signing-secret %s%s "Deployed version 2.3.1 to production."
 `, signed.BotName, base, signed.ID, signed.SigningSecret, channel)
 	}
+	printMemberDemo(&b, base, ws, room, now)
 	fmt.Fprintln(&b)
 	_, _ = io.WriteString(w, b.String())
+}
+
+// printMemberDemo writes the members' part of the walk-through: a member
+// who reads English reads the guest's Spanish answer in English, opens a
+// Temporary Room, and closes it, which ends its guest's access; an admin
+// creates an inbound webhook (its secrets shown once) and rotates it.
+func printMemberDemo(b *strings.Builder, base string, ws fixture.Workspace, room *fixture.Room, now time.Time) {
+	var admin, member *fixture.User
+	for i, u := range ws.Users {
+		switch {
+		case u.Role == chat.RoleAdmin && admin == nil:
+			admin = &ws.Users[i]
+		case u.Role != chat.RoleAdmin && member == nil && room != nil && slices.Contains(channelMembers(ws, room.ChannelID), u.ID):
+			member = &ws.Users[i]
+		}
+	}
+	api := base + "/api/v1/workspaces/" + ws.ID
+	if member != nil {
+		fmt.Fprintf(b, `
+# 8. %s, a member who reads %s, reads the room's channel: Marta's answer of step 4 in %[2]s
+#    (original_content keeps her Spanish), exactly as a guest reading %[2]s would see it:
+sleep 5; curl -s '%s/channels/%s/messages?limit=2' -H 'Authorization: Bearer %s'
+
+# 9. %[1]s opens a Temporary Room on that channel for a support call, a visitor joins it with its
+#    join_path, %[1]s closes the room, and the visitor's token gets 410 from then on:
+ROOM=$(curl -s -X POST %[3]s/rooms -H 'Authorization: Bearer %[5]s' -H 'Content-Type: application/json' \
+  -d '{"channel_id":"%[4]s","name":"Call with a visitor","expires_at":"%[6]s"}' \
+  | sed -n 's/.*"room_id":"\([^"]*\)".*/\1/p'); echo "$ROOM"
+VISITOR=$(curl -s -X POST %[7]s/api/v1/external/rooms/$ROOM/guests -H 'Content-Type: application/json' \
+  -d '{"nickname":"Visitor","preferred_language":"fr-FR"}' | sed -n 's/.*"token":"\([^"]*\)".*/\1/p')
+curl -s -X POST %[3]s/rooms/$ROOM/close -H 'Authorization: Bearer %[5]s'
+curl -s %[7]s/api/v1/external/rooms/$ROOM/messages -H "X-Service-Guest-Token: $VISITOR"
+`, member.Name, member.PreferredLanguage, api, room.ChannelID, member.APIToken,
+			chat.FormatTime(now.Add(24*time.Hour).Truncate(time.Second)), base)
+	}
+	if admin != nil && room != nil {
+		fmt.Fprintf(b, `
+# 10. %s, an admin, creates an inbound webhook (its secret and signing_secret are shown this once),
+#     then rotates its secret: the previous one keeps working for 24 hours (a member gets 403):
+WEBHOOK=$(curl -s -X POST %[2]s/inbound-webhooks -H 'Authorization: Bearer %[3]s' -H 'Content-Type: application/json' \
+  -d '{"channel_id":"%[4]s","bot_name":"Alerts"}' | tee /dev/stderr | sed -n 's/.*"id":"\([^"]*\)".*/\1/p'); echo
+curl -s -X POST %[2]s/inbound-webhooks/$WEBHOOK/rotate-secret -H 'Authorization: Bearer %[3]s'
+curl -s %[2]s/audit-events -H 'Authorization: Bearer %[3]s'
+`, admin.Name, api, admin.APIToken, room.ChannelID)
+	}
+}
+
+// channelMembers returns the user ids of channel id in ws.
+func channelMembers(ws fixture.Workspace, id string) []string {
+	for _, c := range ws.Channels {
+		if c.ID == id {
+			return c.Members
+		}
+	}
+	return nil
 }
