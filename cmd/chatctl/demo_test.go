@@ -48,3 +48,27 @@ func TestPrintDemoShowsTheGuestTheWebhookPost(t *testing.T) {
 		t.Fatalf("with TRANSLATOR=none, want the note that content stays English:\n%s", b.String())
 	}
 }
+
+// TestPrintDemoShowsTheMembersAPI: after the guest's steps, a member of the
+// room's channel reads it, opens and closes a room with a fresh expiry, and
+// an admin creates and rotates a webhook, each with its own token.
+func TestPrintDemoShowsTheMembersAPI(t *testing.T) {
+	d, err := fixture.Parse(chatbundle.DemoFixture)
+	if err != nil {
+		t.Fatalf("parse demo fixture: %v", err)
+	}
+	ws := d.Workspaces[0]
+	now := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	var b strings.Builder
+	printDemo(&b, "http://127.0.0.1:3000", ws, translating.TranslatorApertium, now)
+	out := b.String()
+	read := strings.Index(out, "/channels/"+ws.TemporaryRooms[0].ChannelID+"/messages")
+	open := strings.Index(out, `"expires_at":"2026-11-24T08:00:00Z"`)
+	closing := strings.Index(out, "/rooms/$ROOM/close -H 'Authorization: Bearer wsk_demo_ben_token'")
+	gone := strings.Index(out, `/api/v1/external/rooms/$ROOM/messages -H "X-Service-Guest-Token: $VISITOR"`)
+	rotate := strings.Index(out, "/inbound-webhooks/$WEBHOOK/rotate-secret -H 'Authorization: Bearer wsk_demo_ana_token'")
+	if read < 0 || open < 0 || closing < 0 || gone < 0 || rotate < 0 || !(read < open && open < closing && closing < gone && gone < rotate) {
+		t.Fatalf("got read %d, open %d, close %d, gone %d, rotate %d; want all present in that order:\n%s",
+			read, open, closing, gone, rotate, out)
+	}
+}
