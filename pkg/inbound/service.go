@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/chatbridge/chat/pkg/idempotency"
 	"log/slog"
 	"time"
 	"unicode/utf8"
@@ -20,7 +21,7 @@ const (
 	MaxBodyBytes      = 64 << 10
 	QuotaWindow       = 60 * time.Second
 	IdempotencyTTL    = 24 * time.Hour
-	MaxIdempotencyKey = 255
+	MaxIdempotencyKey = idempotency.MaxKeyLen
 	// maxUserAgent bounds what the request log keeps of a User-Agent.
 	maxUserAgent = 512
 )
@@ -147,9 +148,9 @@ func (d *decision) run(ctx context.Context) Result {
 	if err != nil {
 		return d.reject(ctx, err)
 	}
-	if sig != nil && d.req.HasKey && validKey(d.req.IdempotencyKey) {
+	if sig != nil && d.req.HasKey && idempotency.ValidKey(d.req.IdempotencyKey) {
 		// A resend with the same key is a retry, not a replay (step 4).
-		sig.KeyHash = hashKey(d.req.IdempotencyKey)
+		sig.KeyHash = idempotency.HashKey(d.req.IdempotencyKey)
 	}
 	// Step 5: body. A signature is judged (step 4) before the body, but
 	// whether it was used needs the store: the log write checks it.
@@ -167,7 +168,7 @@ func (d *decision) run(ctx context.Context) Result {
 	// request never reaches the idempotency lookup and posts nothing, so
 	// its signature is only checked. Past it, a signature counts as
 	// accepted and is recorded, whatever the answer.
-	if d.req.HasKey && !validKey(d.req.IdempotencyKey) {
+	if d.req.HasKey && !idempotency.ValidKey(d.req.IdempotencyKey) {
 		return d.refuse(ctx, chat.Errorf(chat.EInvalidIdempotencyKey, "The Idempotency-Key header must be 1 to 255 printable ASCII characters."), checkOnly(sig))
 	}
 	return d.accept(ctx, p, sig, now)
@@ -252,10 +253,10 @@ func (d *decision) accept(ctx context.Context, p post, sig *SignatureUse, now ti
 		Status: chat.MessageQueued, CreatedAt: now,
 	}
 	body := AcceptedBody(msg)
-	fp := fingerprint(p)
+	fp := idempotency.Fingerprint(p.channelID, p.content, p.skip)
 	var key *KeyUse
 	if d.req.HasKey {
-		key = &KeyUse{WebhookID: wh.ID, Key: d.req.IdempotencyKey, KeyHash: hashKey(d.req.IdempotencyKey),
+		key = &KeyUse{WebhookID: wh.ID, Key: d.req.IdempotencyKey, KeyHash: idempotency.HashKey(d.req.IdempotencyKey),
 			Fingerprint: fp, ExpiresAt: now.Add(IdempotencyTTL)}
 	}
 	d.log.Status, d.log.Outcome, d.log.MessageID = 202, chat.OutcomeAccepted, msg.ID
@@ -382,33 +383,9 @@ func AcceptedBody(m chat.Message) []byte {
 
 // fingerprint identifies "the same request" for a key: channel, content
 // and skip_translation (contract section 4, step 6).
-func fingerprint(p post) string {
-	h := sha256.New()
-	b, _ := json.Marshal([]any{p.channelID, p.content, p.skip})
-	h.Write(b)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func hashKey(k string) string {
-	sum := sha256.Sum256([]byte(k))
-	return hex.EncodeToString(sum[:])
-}
-
-func validKey(k string) bool {
-	if len(k) < 1 || len(k) > MaxIdempotencyKey {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x20 || k[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
 // printableKey is the key as the log keeps it: only a valid one.
 func printableKey(req Request) string {
-	if req.HasKey && validKey(req.IdempotencyKey) {
+	if req.HasKey && idempotency.ValidKey(req.IdempotencyKey) {
 		return req.IdempotencyKey
 	}
 	return ""

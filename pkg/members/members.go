@@ -2,9 +2,7 @@ package members
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
+	"github.com/chatbridge/chat/pkg/idempotency"
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -16,7 +14,7 @@ import (
 // Bounds of the Idempotency-Key (contract section 4, step 6).
 const (
 	IdempotencyTTL    = 24 * time.Hour
-	MaxIdempotencyKey = 255
+	MaxIdempotencyKey = idempotency.MaxKeyLen
 )
 
 // Channel is a channel as its members list it.
@@ -115,7 +113,7 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 	if problem := messages.CheckContent(post.Content); problem != "" {
 		return Posted{}, chat.FieldError("content", problem)
 	}
-	if post.HasKey && !ValidKey(post.Key) {
+	if post.HasKey && !idempotency.ValidKey(post.Key) {
 		return Posted{}, chat.Errorf(chat.EInvalidIdempotencyKey, "The Idempotency-Key header must be 1 to 255 printable ASCII characters.")
 	}
 	now := s.Now().UTC()
@@ -134,7 +132,7 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 	}
 	var key *KeyRecord
 	if post.HasKey {
-		key = &KeyRecord{UserID: p.UserID, KeyHash: hashKey(post.Key), Fingerprint: Fingerprint(post),
+		key = &KeyRecord{UserID: p.UserID, KeyHash: idempotency.HashKey(post.Key), Fingerprint: Fingerprint(post),
 			ExpiresAt: now.Add(IdempotencyTTL), Message: m}
 	}
 	held, err := s.Posts.PostMemberMessage(ctx, m, key, now)
@@ -153,26 +151,5 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 // Fingerprint identifies "the same request" for a key: channel, content
 // and skip_translation (contract section 9).
 func Fingerprint(p Post) string {
-	b, _ := json.Marshal([]any{p.ChannelID, p.Content, p.SkipTranslation})
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-// ValidKey reports whether k is an acceptable Idempotency-Key: 1–255
-// printable ASCII characters.
-func ValidKey(k string) bool {
-	if len(k) < 1 || len(k) > MaxIdempotencyKey {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x20 || k[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-func hashKey(k string) string {
-	sum := sha256.Sum256([]byte(k))
-	return hex.EncodeToString(sum[:])
+	return idempotency.Fingerprint(p.ChannelID, p.Content, p.SkipTranslation)
 }
