@@ -33,6 +33,7 @@ FUNCTIONS := \
 	OutboxRelayFunction:outbox-relay \
 	TranslateFunction:translate \
 	TranslationSweepFunction:translation-sweep \
+	DeliverWebhooksFunction:deliver-webhooks \
 	FallbackFunction:fallback
 
 # dir_of is the functions/ directory of LogicalId $(1), from FUNCTIONS.

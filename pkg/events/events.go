@@ -43,8 +43,10 @@ const (
 
 // Webhook is what deciding the recipients of an event needs of a webhook.
 type Webhook struct {
-	ID     string
-	Kind   string
+	ID   string
+	Kind string
+	// Key is the webhook item's sort key in its workspace.
+	Key    string
 	Active bool
 	// Events are an outbound webhook's subscriptions.
 	Events []string

@@ -1,0 +1,58 @@
+package app
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/netguard"
+	"github.com/chatbridge/chat/pkg/relay"
+	"github.com/chatbridge/chat/pkg/sqsqueue"
+)
+
+// Environment of event delivery (contract section 11).
+const (
+	EnvDeliverySchedule   = "DELIVERY_SCHEDULE"
+	EnvOutboundAllowCIDRs = "OUTBOUND_ALLOW_CIDRS"
+	EnvOutboundAllowOnly  = "OUTBOUND_ALLOW_ONLY"
+)
+
+// Guard reads OUTBOUND_ALLOW_CIDRS and OUTBOUND_ALLOW_ONLY.
+func Guard() (*netguard.Guard, error) {
+	allow, err := netguard.ParseCIDRs(os.Getenv(EnvOutboundAllowCIDRs))
+	if err != nil {
+		return nil, err
+	}
+	only := strings.TrimSpace(os.Getenv(EnvOutboundAllowOnly))
+	if only != "" && only != "true" && only != "false" {
+		return nil, fmt.Errorf("app: %s=%q, want true or false", EnvOutboundAllowOnly, only)
+	}
+	return &netguard.Guard{Allow: allow, AllowOnly: only == "true"}, nil
+}
+
+// Deliverer builds the delivery function's deliverer on the queue at
+// queueURL, from the environment (DELIVERY_SCHEDULE, OUTBOUND_ALLOW_*).
+func (a *App) Deliverer(queueURL string) (*delivery.Deliverer, error) {
+	sched, err := delivery.ParseSchedule(os.Getenv(EnvDeliverySchedule))
+	if err != nil {
+		return nil, err
+	}
+	g, err := Guard()
+	if err != nil {
+		return nil, err
+	}
+	ttl, err := WebhookCacheTTL()
+	if err != nil {
+		return nil, err
+	}
+	return &delivery.Deliverer{Store: a.Store, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Client: g.Client(),
+		Schedule: sched, Now: a.Now, Rand: rand.Float64, CacheTTL: ttl}, nil
+}
+
+// Fanout builds the relay's event fan-out onto the delivery queue.
+func (a *App) Fanout(queueURL string) *relay.Fanout {
+	return &relay.Fanout{Store: a.Store, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Now: a.Now}
+}
