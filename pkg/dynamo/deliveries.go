@@ -243,14 +243,16 @@ func (s *Store) Disable(ctx context.Context, w delivery.Webhook, reason string, 
 	cond := "attribute_exists(pk) AND active = :t"
 	vals := map[string]types.AttributeValue{":f": &types.AttributeValueMemberBOOL{Value: false},
 		":t": &types.AttributeValueMemberBOOL{Value: true}, ":r": str(reason), ":now": str(time.Now().UTC().Format(time.RFC3339Nano))}
+	names := map[string]string{"#dr": attrDisabledReason}
 	if reason == delivery.DisabledFailing {
 		cond += " AND #fs <= :before AND #fa >= :n"
 		vals[":before"], vals[":n"] = str(sortTime(failingBefore)), num(10)
+		names["#fs"], names["#fa"] = attrFailingSince, attrFailedAttempts
 	}
 	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: k,
 		UpdateExpression:          aws.String("SET active = :f, #dr = :r, updated_at = :now"),
 		ConditionExpression:       aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#dr": attrDisabledReason, "#fs": attrFailingSince, "#fa": attrFailedAttempts},
+		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: vals,
 	})
 	var ccf *types.ConditionalCheckFailedException
