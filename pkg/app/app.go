@@ -95,7 +95,7 @@ func (a *App) Handlers() (map[string]http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]http.Handler{
+	hs := map[string]http.Handler{
 		"InboundWebhookFunction":       a.InboundHandler(ttl),
 		"ListInboundRequestsFunction":  a.RequestLogHandler(),
 		"JoinRoomFunction":             a.JoinHandler(),
@@ -109,7 +109,11 @@ func (a *App) Handlers() (map[string]http.Handler, error) {
 		"CreateRoomFunction":           a.CreateRoomHandler(),
 		"ListRoomsFunction":            a.RoomsHandler(),
 		"CloseRoomFunction":            a.CloseRoomHandler(),
-	}, nil
+	}
+	for fn, h := range a.deliveryHandlers() {
+		hs[fn] = h
+	}
+	return hs, nil
 }
 
 // InitLambdaLogger makes the default logger write JSON lines carrying the

@@ -3,11 +3,15 @@ package app
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/events"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
@@ -55,4 +59,39 @@ func (a *App) Deliverer(queueURL string) (*delivery.Deliverer, error) {
 // Fanout builds the relay's event fan-out onto the delivery queue.
 func (a *App) Fanout(queueURL string) *relay.Fanout {
 	return &relay.Fanout{Store: a.Store, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Now: a.Now}
+}
+
+// ListOutboundDeliveriesHandler serves ListOutboundDeliveriesFunction.
+func (a *App) ListOutboundDeliveriesHandler() http.Handler {
+	return httpapi.DeliveriesHandler(a.auth(), events.KindOutbound, a.Store, a.Cursor)
+}
+
+// ListSupportDeliveriesHandler serves ListSupportDeliveriesFunction.
+func (a *App) ListSupportDeliveriesHandler() http.Handler {
+	return httpapi.DeliveriesHandler(a.auth(), events.KindSupport, a.Store, a.Cursor)
+}
+
+// redeliverer queues redeliveries on DELIVERY_QUEUE_URL.
+func (a *App) redeliverer() *delivery.Redeliverer {
+	return &delivery.Redeliverer{Store: a.Store, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), os.Getenv(awsenv.EnvDeliveryQueueURL))}
+}
+
+// RedeliverOutboundHandler serves RedeliverOutboundFunction.
+func (a *App) RedeliverOutboundHandler() http.Handler {
+	return httpapi.RedeliverHandler(a.auth(), events.KindOutbound, a.redeliverer())
+}
+
+// RedeliverSupportHandler serves RedeliverSupportFunction.
+func (a *App) RedeliverSupportHandler() http.Handler {
+	return httpapi.RedeliverHandler(a.auth(), events.KindSupport, a.redeliverer())
+}
+
+// deliveryHandlers are the delivery log's HTTP functions.
+func (a *App) deliveryHandlers() map[string]http.Handler {
+	return map[string]http.Handler{
+		"ListOutboundDeliveriesFunction": a.ListOutboundDeliveriesHandler(),
+		"ListSupportDeliveriesFunction":  a.ListSupportDeliveriesHandler(),
+		"RedeliverOutboundFunction":      a.RedeliverOutboundHandler(),
+		"RedeliverSupportFunction":       a.RedeliverSupportHandler(),
+	}
 }

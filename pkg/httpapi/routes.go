@@ -33,6 +33,10 @@ var Routes = []Route{
 	{"CreateRoomFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/rooms"},
 	{"ListRoomsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/rooms"},
 	{"CloseRoomFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/rooms/{room_id}/close"},
+	{"ListOutboundDeliveriesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries"},
+	{"ListSupportDeliveriesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries"},
+	{"RedeliverOutboundFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries/{delivery_id}/redeliver"},
+	{"RedeliverSupportFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries/{delivery_id}/redeliver"},
 }
 
 // FallbackFunction serves API Gateway's $default route: JSON 404 and 405
