@@ -334,3 +334,23 @@ func (s *Store) ListDeliveries(ctx context.Context, ws, webhookID, after string,
 	q := listQuery{op: "list deliveries of " + webhookID, pk: deliveryPK(ws, webhookID), prefix: deliveryPrefix}
 	return listPage(ctx, s, q, after, limit, deliveryItem.record)
 }
+
+// PointWebhook sets the URL of a workspace's webhook of kind (and its
+// signing secret when it has none), for local runs: chatctl serve --demo
+// points the demo's webhooks at its local receiver. Errors: ENotFound.
+func (s *Store) PointWebhook(ctx context.Context, ws, kind, sk, url, secret string) error {
+	k, err := webhookKey(kind, ws, sk)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: k,
+		UpdateExpression:         aws.String("SET #u = :u, #s = if_not_exists(#s, :s)"),
+		ConditionExpression:      aws.String("attribute_exists(pk)"),
+		ExpressionAttributeNames: map[string]string{"#u": "url", "#s": attrSigningSecret},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":u": str(url), ":s": str(secret)}})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, sk)
+	}
+	return fail("point webhook "+sk, err)
+}
