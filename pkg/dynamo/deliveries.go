@@ -344,9 +344,9 @@ func (s *Store) PointWebhook(ctx context.Context, ws, kind, sk, url, secret stri
 		return err
 	}
 	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: k,
-		UpdateExpression:         aws.String("SET #u = :u, #s = if_not_exists(#s, :s)"),
-		ConditionExpression:      aws.String("attribute_exists(pk)"),
-		ExpressionAttributeNames: map[string]string{"#u": "url", "#s": attrSigningSecret},
+		UpdateExpression:          aws.String("SET #u = :u, #s = if_not_exists(#s, :s)"),
+		ConditionExpression:       aws.String("attribute_exists(pk)"),
+		ExpressionAttributeNames:  map[string]string{"#u": "url", "#s": attrSigningSecret},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":u": str(url), ":s": str(secret)}})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {

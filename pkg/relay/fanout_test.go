@@ -196,12 +196,18 @@ func (f *fakeEvents) EventRoom(context.Context, string) (chat.Room, time.Time, e
 	f.reads++
 	return chat.Room{ID: "R"}, time.Time{}, nil
 }
-func (f *fakeEvents) GuestRoomID(context.Context, string, string) (string, error) { f.reads++; return "R", nil }
+func (f *fakeEvents) GuestRoomID(context.Context, string, string) (string, error) {
+	f.reads++
+	return "R", nil
+}
 func (f *fakeEvents) EventTranslations(context.Context, string) (map[string]string, error) {
 	f.reads++
 	return nil, nil
 }
-func (f *fakeEvents) PutEvents(_ context.Context, e []evs.Event, _ [][]byte) error { f.puts += len(e); return nil }
+func (f *fakeEvents) PutEvents(_ context.Context, e []evs.Event, _ [][]byte) error {
+	f.puts += len(e)
+	return nil
+}
 
 type fakeSender func(ds []evs.Delivery) ([]int, error)
 
