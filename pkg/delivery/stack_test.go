@@ -460,3 +460,87 @@ func TestFanoutCallBudget(t *testing.T) {
 		seen[d.ID] = true
 	}
 }
+
+// TestFailingWebhookDisabled: a failure that extends a streak of 24 hours
+// and ten attempts disables the webhook ("failing"); a longer streak of
+// less than 24 hours does not.
+func TestFailingWebhookDisabled(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		since    time.Duration
+		attempts string
+		disabled bool
+	}{
+		{"24 h and the tenth attempt", 25 * time.Hour, "9", true},
+		{"24 h, ninth attempt", 25 * time.Hour, "8", false},
+		{"many attempts within 24 h", 23 * time.Hour, "40", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, nil) // one attempt: no retry
+			rv := newReceiver(t, func(n int, w http.ResponseWriter) int { w.WriteHeader(500); return 500 })
+			since := time.Now().Add(-c.since).UTC().Format("2006-01-02T15:04:05.000000000Z")
+			w := e.putWebhook(t, evs.KindOutbound, "01JD9N15ZR836GD73VZ533YQJJ", rv.URL, map[string]types.AttributeValue{
+				"failing_since": &types.AttributeValueMemberS{Value: since}, "failed_attempts": &types.AttributeValueMemberN{Value: c.attempts}})
+			_, ds := event(t, "failing", w)
+			if _, err := e.queue.SendDeliveries(context.Background(), ds); err != nil {
+				t.Fatal(err)
+			}
+			e.run(t, func() bool {
+				it := e.webhookItem(t, w)
+				return it["disabled_reason"] != nil || (e.record(t, ds[0]).Status == delivery.StatusFailed && queueEmpty(t, e))
+			})
+			it := e.webhookItem(t, w)
+			got := it["disabled_reason"] != nil && it["disabled_reason"].(*types.AttributeValueMemberS).Value == "failing" &&
+				!it["active"].(*types.AttributeValueMemberBOOL).Value
+			if got != c.disabled {
+				t.Fatalf("disabled %v (reason %v), want %v", got, it["disabled_reason"], c.disabled)
+			}
+		})
+	}
+}
+
+// TestBlockedAndDeleted: a target outside the allow list fails at once
+// with target_not_allowed and no connection; a deleted webhook's delivery
+// is dropped without a record.
+func TestBlockedAndDeleted(t *testing.T) {
+	e := newEnv(t, ms(5, 5, 5))
+	trap, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer trap.Close()
+	var conns sync.WaitGroup
+	accepted := 0
+	conns.Add(1)
+	go func() {
+		defer conns.Done()
+		for {
+			c, err := trap.Accept()
+			if err != nil {
+				return
+			}
+			accepted++
+			c.Close()
+		}
+	}()
+	blocked := e.putWebhook(t, evs.KindOutbound, "01JD9N15ZR836GD73VZ533YQJJ", "http://"+trap.Addr().String()+"/", nil)
+	deleted := evs.Webhook{ID: "01JD9N16Z0PJ2VVEYQE79NT2QV", Kind: evs.KindOutbound, Key: "OWH#2026-11-22T10:00:00.000000000Z#01JD9N16Z0PJ2VVEYQE79NT2QV",
+		Active: true, Events: []string{evs.MessageCreated}}
+	_, ds := event(t, "blocked", blocked, deleted)
+	if _, err := e.queue.SendDeliveries(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	e.run(t, func() bool { return e.record(t, ds[0]).Status == delivery.StatusFailed && queueEmpty(t, e) })
+	r := e.record(t, ds[0])
+	if r.Error != delivery.ErrTargetNotAllowed || r.Attempts != 1 || r.ResponseStatus != 0 {
+		t.Fatalf("record %+v, want one attempt failed with target_not_allowed", r)
+	}
+	if r := e.record(t, ds[1]); r.ID != "" {
+		t.Fatalf("deleted webhook's delivery recorded %+v, want dropped", r)
+	}
+	trap.Close()
+	conns.Wait()
+	if accepted != 0 {
+		t.Fatalf("the blocked target got %d connections", accepted)
+	}
+}
