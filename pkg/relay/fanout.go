@@ -59,6 +59,10 @@ func (f *Fanout) now() time.Time {
 func (f *Fanout) Send(ctx context.Context, entries []ChangeEntry) []string {
 	hooks := map[string][]events.Webhook{}
 	failed := map[string]bool{}
+	// A batch may report one event twice (two MODIFYs of a translated
+	// message): BatchWriteItem refuses duplicate keys, and the retried
+	// first record queues it anyway.
+	seen := map[string]bool{}
 	var (
 		evs    []events.Event
 		bodies [][]byte
@@ -85,6 +89,10 @@ func (f *Fanout) Send(ctx context.Context, entries []ChangeEntry) []string {
 			continue
 		}
 		for _, ev := range list {
+			if seen[ev.ID] {
+				continue
+			}
+			seen[ev.ID] = true
 			body, err := events.Encode(ev)
 			if err != nil { // no message is that large: log, never block the shard
 				slog.ErrorContext(ctx, "relay: event not encodable; dropped", "event_id", ev.ID, "type", ev.Type, "error", err.Error())

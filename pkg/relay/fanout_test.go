@@ -243,3 +243,19 @@ func TestFanoutDecisions(t *testing.T) {
 		t.Fatalf("failed %v, want [y]", failed)
 	}
 }
+
+// TestFanoutSkipsRepeatedEvents: two records of one event in a batch store
+// and queue it once.
+func TestFanoutSkipsRepeatedEvents(t *testing.T) {
+	store := &fakeEvents{webhooks: func(string) ([]evs.Webhook, error) {
+		return []evs.Webhook{{ID: "O", Kind: evs.KindOutbound, Active: true, Events: []string{evs.RoomClosed}}}, nil
+	}}
+	sent := 0
+	f := &relay.Fanout{Store: store, Queue: fakeSender(func(ds []evs.Delivery) ([]int, error) { sent += len(ds); return nil, nil })}
+	closed := relay.ChangeEntry{ID: "1", At: time.Unix(5, 0), Change: dynamo.Change{Kind: dynamo.ChangeRoomClosed, Room: chat.Room{ID: "R", WorkspaceID: "ws"}}}
+	again := closed
+	again.ID = "2"
+	if failed := f.Send(context.Background(), []relay.ChangeEntry{closed, again}); len(failed) != 0 || store.puts != 1 || sent != 1 {
+		t.Fatalf("failed %v, puts %d, sent %d; want one event stored and sent", failed, store.puts, sent)
+	}
+}
