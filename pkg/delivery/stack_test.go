@@ -544,3 +544,39 @@ func TestBlockedAndDeleted(t *testing.T) {
 		t.Fatalf("the blocked target got %d connections", accepted)
 	}
 }
+
+// TestLargestEnvelopeRoundTrips: an envelope at the cap, full of the
+// characters that escape to six bytes, fits one SQS message with its
+// delivery's ids and comes back byte for byte; such deliveries go one per
+// call.
+func TestLargestEnvelopeRoundTrips(t *testing.T) {
+	e := newEnv(t, ms(5))
+	worst := strings.Repeat("<\u2028😀\uffff", 10_000)
+	m := evs.MessageOf(chat.Message{ID: "01JD9N15ZR836GD73VZ533YQJJ", Content: worst, CreatedAt: time.Now()})
+	m.Translations = map[string]string{"fr": worst, "de": worst}
+	ev := evs.Event{ID: evs.DeriveID(time.Now(), "big"), Type: evs.MessageTranslated, WorkspaceID: wsID, CreatedAt: time.Now(), Data: m}
+	body, err := evs.Encode(ev)
+	if err != nil || len(body) < evs.MaxBytes-64 {
+		t.Fatalf("envelope of %d bytes (%v), want close to %d", len(body), err, evs.MaxBytes)
+	}
+	var hooks []evs.Webhook
+	for i := range 3 {
+		hooks = append(hooks, evs.Webhook{ID: fmt.Sprintf("01JD9N15ZR836GD73VZ533YQJ%d", i), Kind: evs.KindOutbound, Key: "OWH#x", Active: true, Events: []string{evs.MessageTranslated}})
+	}
+	ds := evs.Deliveries(ev, body, hooks, wsID)
+	e.st.Calls.Reset()
+	if failed, err := e.queue.SendDeliveries(context.Background(), ds); err != nil || len(failed) != 0 {
+		t.Fatalf("send: %v %v", failed, err)
+	}
+	if n := e.st.Calls.Total(); n != 3 {
+		t.Fatalf("%d calls, want 3 (one delivery of ~256 KiB a batch)", n)
+	}
+	out, err := e.st.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: &e.url, MaxNumberOfMessages: 1})
+	if err != nil || len(out.Messages) != 1 {
+		t.Fatalf("receive: %v", err)
+	}
+	got, err := evs.UnmarshalQueue(aws.ToString(out.Messages[0].Body))
+	if err != nil || string(got.Body) != string(body) {
+		t.Fatalf("envelope changed on the queue (%v)", err)
+	}
+}
