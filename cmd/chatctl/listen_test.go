@@ -66,6 +66,7 @@ func (f *fakeStore) Disable(context.Context, delivery.Webhook, string, time.Time
 	return nil
 }
 func (f *fakeStore) ClearFailing(context.Context, delivery.Webhook) error { return nil }
+func (f *fakeStore) Event(context.Context, string) ([]byte, error)        { return nil, nil }
 
 // TestListenVerifiesRealDeliveries: the delivery function's requests, with
 // a current and a previous secret, verify with listen's verifier.

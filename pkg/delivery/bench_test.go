@@ -31,6 +31,7 @@ func (m *memStore) RecordAttempt(context.Context, delivery.Attempt) error {
 }
 func (m *memStore) Disable(context.Context, delivery.Webhook, string, time.Time) error { return nil }
 func (m *memStore) ClearFailing(context.Context, delivery.Webhook) error               { return nil }
+func (m *memStore) Event(context.Context, string) ([]byte, error)                      { return nil, nil }
 
 // BenchmarkDeliveries measures one delivery function's attempts per second
 // (batches of ten, as the event source mapping sends them) against a local

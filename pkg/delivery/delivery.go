@@ -92,6 +92,9 @@ type Store interface {
 	Disable(ctx context.Context, w Webhook, reason string, failingBefore time.Time) error
 	// ClearFailing ends the webhook's failure streak.
 	ClearFailing(ctx context.Context, w Webhook) error
+	// Event reads a stored envelope, for deliveries that refer to it.
+	// Errors: ENotFound once it expired.
+	Event(ctx context.Context, eventID string) ([]byte, error)
 }
 
 // Message is one received queue message.
@@ -122,8 +125,38 @@ type Deliverer struct {
 	// CacheTTL is how long a webhook's settings are reused.
 	CacheTTL time.Duration
 
-	mu    sync.Mutex
-	cache map[string]cached
+	mu     sync.Mutex
+	cache  map[string]cached
+	bodies map[string][]byte
+}
+
+// maxCachedBodies bounds the envelopes of large events kept in memory
+// (about 256 KiB each), which the deliveries of one event to several
+// webhooks share.
+const maxCachedBodies = 32
+
+// body returns a delivery's envelope: carried, cached, or read once.
+func (d *Deliverer) body(ctx context.Context, del events.Delivery) ([]byte, error) {
+	if del.Body != nil {
+		return del.Body, nil
+	}
+	d.mu.Lock()
+	b, ok := d.bodies[del.EventID]
+	d.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := d.Store.Event(ctx, del.EventID)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.bodies == nil || len(d.bodies) >= maxCachedBodies {
+		d.bodies = map[string][]byte{}
+	}
+	d.bodies[del.EventID] = b
+	return b, nil
 }
 
 type cached struct {
@@ -203,6 +236,15 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 		slog.InfoContext(ctx, "delivery dropped: webhook inactive", "delivery_id", del.ID, "webhook_id", del.WebhookID)
 		return Result{Done: true}, nil
 	}
+	body, err := d.body(ctx, del)
+	if chat.ErrorCode(err) == chat.ENotFound {
+		slog.WarnContext(ctx, "delivery dropped: event expired", "delivery_id", del.ID, "event_id", del.EventID)
+		return Result{Done: true}, nil
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	del.Body = body
 	a := d.attempt(ctx, w, del, del.AttemptBase+max(m.Receives, 1))
 	retry := false
 	if a.Failed && a.Error != ErrTargetNotAllowed && a.ResponseStatus != http.StatusGone {

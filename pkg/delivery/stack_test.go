@@ -546,11 +546,14 @@ func TestBlockedAndDeleted(t *testing.T) {
 }
 
 // TestLargestEnvelopeRoundTrips: an envelope at the cap, full of the
-// characters that escape to six bytes, fits one SQS message with its
-// delivery's ids and comes back byte for byte; such deliveries go one per
-// call.
+// characters that escape to six bytes, is stored once; its deliveries to
+// three webhooks refer to it (one SendMessageBatch), and each receiver gets
+// it byte for byte, the event read once.
 func TestLargestEnvelopeRoundTrips(t *testing.T) {
 	e := newEnv(t, ms(5))
+	var mu sync.Mutex
+	var got [][]byte
+	rv := newReceiver(t, func(n int, w http.ResponseWriter) int { w.WriteHeader(200); return 200 })
 	worst := strings.Repeat("<\u2028😀\uffff", 10_000)
 	m := evs.MessageOf(chat.Message{ID: "01JD9N15ZR836GD73VZ533YQJJ", Content: worst, CreatedAt: time.Now()})
 	m.Translations = map[string]string{"fr": worst, "de": worst}
@@ -561,22 +564,38 @@ func TestLargestEnvelopeRoundTrips(t *testing.T) {
 	}
 	var hooks []evs.Webhook
 	for i := range 3 {
-		hooks = append(hooks, evs.Webhook{ID: fmt.Sprintf("01JD9N15ZR836GD73VZ533YQJ%d", i), Kind: evs.KindOutbound, Key: "OWH#x", Active: true, Events: []string{evs.MessageTranslated}})
+		w := e.putWebhook(t, evs.KindOutbound, fmt.Sprintf("01JD9N15ZR836GD73VZ533YQJ%d", i), rv.URL, nil)
+		w.Events = []string{evs.MessageTranslated}
+		hooks = append(hooks, w)
+	}
+	if err := e.store.PutEvents(context.Background(), []evs.Event{ev}, [][]byte{body}); err != nil {
+		t.Fatal(err)
 	}
 	ds := evs.Deliveries(ev, body, hooks, wsID)
 	e.st.Calls.Reset()
 	if failed, err := e.queue.SendDeliveries(context.Background(), ds); err != nil || len(failed) != 0 {
 		t.Fatalf("send: %v %v", failed, err)
 	}
-	if n := e.st.Calls.Total(); n != 3 {
-		t.Fatalf("%d calls, want 3 (one delivery of ~256 KiB a batch)", n)
+	if n := e.st.Calls.Total(); n != 1 {
+		t.Fatalf("%d calls, want 1 SendMessageBatch for 3 deliveries of a large event", n)
 	}
-	out, err := e.st.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: &e.url, MaxNumberOfMessages: 1})
-	if err != nil || len(out.Messages) != 1 {
-		t.Fatalf("receive: %v", err)
+	e.st.Calls.Reset()
+	e.run(t, func() bool { return len(rv.all()) == 3 && queueEmpty(t, e) })
+	mu.Lock()
+	defer mu.Unlock()
+	_ = got
+	for _, h := range rv.all() {
+		if string(h.body) != string(body) {
+			t.Fatalf("receiver got %d bytes, want the %d-byte envelope exactly", len(h.body), len(body))
+		}
 	}
-	got, err := evs.UnmarshalQueue(aws.ToString(out.Messages[0].Body))
-	if err != nil || string(got.Body) != string(body) {
-		t.Fatalf("envelope changed on the queue (%v)", err)
+	reads := 0
+	for _, c := range e.st.Calls.Calls() {
+		if c == "DynamoDB.GetItem" {
+			reads++
+		}
+	}
+	if reads > 6 { // three webhooks' settings and at most one read of the event per batch
+		t.Fatalf("%d GetItem calls, want the event read once per batch", reads)
 	}
 }

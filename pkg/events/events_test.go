@@ -181,3 +181,30 @@ func TestEncodeTruncates(t *testing.T) {
 		t.Fatal("40,000 ASCII characters were truncated, want whole")
 	}
 }
+
+func TestDeliveriesInlineOrRefer(t *testing.T) {
+	hooks := []events.Webhook{{ID: "W", Kind: events.KindOutbound, Key: "OWH#k", Active: true, Events: []string{events.RoomClosed}}}
+	ev := events.Event{ID: "E", Type: events.RoomClosed, WorkspaceID: "WS"}
+	for _, n := range []int{10, events.InlineMax, events.InlineMax + 1} {
+		body := []byte(`{"x":"` + strings.Repeat("a", n-8) + `"}`)
+		ds := events.Deliveries(ev, body, hooks, "WS")
+		if len(ds) != 1 {
+			t.Fatalf("%d deliveries", len(ds))
+		}
+		q, err := ds[0].MarshalQueue()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := events.UnmarshalQueue(q)
+		if err != nil || back.ID != ds[0].ID || back.WebhookKey != "OWH#k" || back.EventID != "E" {
+			t.Fatalf("round trip %+v %v", back, err)
+		}
+		inline := len(body) <= events.InlineMax
+		if inline != (back.Body != nil) || (inline && string(back.Body) != string(body)) {
+			t.Fatalf("envelope of %d bytes: carried %v, want %v", len(body), back.Body != nil, inline)
+		}
+	}
+	if _, err := events.UnmarshalQueue(`{"d":{"id":"D"}}`); err == nil {
+		t.Fatal("UnmarshalQueue without webhook and event: got nil error")
+	}
+}

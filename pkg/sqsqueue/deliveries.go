@@ -15,9 +15,9 @@ import (
 
 var _ delivery.Queue = (*Queue)(nil)
 
-// SendDeliveries sends deliveries with one SendMessageBatch per ten, or per
-// fewer when ten bodies would pass MaxBatchBytes together (an envelope of
-// more than about 25 KiB). It returns the indexes of the deliveries not
+// SendDeliveries sends deliveries with one SendMessageBatch per ten (a
+// delivery carries an envelope of at most events.InlineMax, so ten fit
+// MaxBatchBytes; the size check only guards that). It returns the indexes of the deliveries not
 // sent, to be retried; a body SQS would refuse is among them, logged by the
 // caller. err is the last request's error.
 func (q *Queue) SendDeliveries(ctx context.Context, ds []events.Delivery) ([]int, error) {
