@@ -47,6 +47,11 @@ FUNCTIONS := \
 	OutboxRelayFunction:outbox-relay \
 	TranslateFunction:translate \
 	TranslationSweepFunction:translation-sweep \
+	DeliverWebhooksFunction:deliver-webhooks \
+	ListOutboundDeliveriesFunction:list-outbound-deliveries \
+	ListSupportDeliveriesFunction:list-support-deliveries \
+	RedeliverOutboundFunction:redeliver-outbound \
+	RedeliverSupportFunction:redeliver-support \
 	FallbackFunction:fallback
 
 # dir_of is the functions/ directory of LogicalId $(1), from FUNCTIONS.

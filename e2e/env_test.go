@@ -112,6 +112,9 @@ func (t *samTemplate) functionEnv(tb testing.TB, id string, cfg stackConfig) map
 	env["AWS_ACCESS_KEY_ID"] = "local"
 	env["AWS_SECRET_ACCESS_KEY"] = "local"
 	env[awsenv.EnvRegion] = awsenv.DefaultRegion
+	// Deliveries never leave the machine in a test (contract section 11).
+	env["OUTBOUND_ALLOW_CIDRS"] = "127.0.0.0/8,::1/128"
+	env["OUTBOUND_ALLOW_ONLY"] = "true"
 	return env
 }
 

@@ -23,6 +23,7 @@ const usage = `usage:
   chatctl apply FILE|-          apply a fixture document; prints it with generated values
   chatctl post --webhook-url URL (--secret S | --signing-secret S) [--idempotency-key K] CONTENT
   chatctl replay-relay-failures [--failure-queue-url URL] [--queue-url URL]
+  chatctl listen --signing-secret S [--addr 127.0.0.1:PORT]   receive webhook deliveries, print each event
 `
 
 func main() {
@@ -48,6 +49,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runPost(ctx, args[1:], stdout, stderr)
 	case "replay-relay-failures":
 		return runReplayRelayFailures(ctx, args[1:], stdout, stderr)
+	case "listen":
+		return runListen(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -52,6 +52,14 @@ func localEnv() {
 	if os.Getenv(awsenv.EnvCursorKey) == "" {
 		os.Setenv(awsenv.EnvCursorKey, localCursorKey)
 	}
+	// Deliveries never leave this machine unless told to (contract
+	// section 11).
+	if _, ok := os.LookupEnv(app.EnvOutboundAllowCIDRs); !ok {
+		os.Setenv(app.EnvOutboundAllowCIDRs, "127.0.0.0/8,::1/128")
+	}
+	if _, ok := os.LookupEnv(app.EnvOutboundAllowOnly); !ok {
+		os.Setenv(app.EnvOutboundAllowOnly, "true")
+	}
 	if os.Getenv(awsenv.EnvRegion) == "" && os.Getenv("AWS_DEFAULT_REGION") == "" {
 		os.Setenv(awsenv.EnvRegion, awsenv.DefaultRegion)
 	}
@@ -105,7 +113,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// the table's stream to the queue.
 	workers, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
-	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL)}
+	// Events go to the delivery queue, whose consumer below makes the
+	// attempts (OUTBOUND_ALLOW_ONLY keeps them on this machine).
+	deliveryURL, deliveryARN := res.Queues["DeliveryQueue"], res.QueueARNs["DeliveryQueue"]
+	os.Setenv(awsenv.EnvDeliveryQueueURL, deliveryURL)
+	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Events: a.Fanout(deliveryURL)}
 	go localstack.RelayStream(workers, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, outbox, 200*time.Millisecond)
 	// ... and what TranslationSweepFunction's schedule does: queue again the
 	// messages whose translation never finished.
@@ -120,8 +132,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	go localstack.ConsumeQueue(workers, sqs.NewFromConfig(a.AWS), queueURL, queueARN, 10, localstack.SQSHandler(translate))
+	deliverer, err := a.Deliverer(deliveryURL)
+	if err != nil {
+		return err
+	}
+	go localstack.ConsumeQueue(workers, sqs.NewFromConfig(a.AWS), deliveryURL, deliveryARN, 10, deliverer.HandleSQS)
 	if *demo {
 		if err := applyDemo(ctx, a, stdout); err != nil {
+			return err
+		}
+		if err := demoDeliveries(workers, a, stdout, stderr); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,6 @@
 // Command outbox-relay is OutboxRelayFunction: it forwards each message
 // inserted in the table (read from its DynamoDB stream) to the translation
-// queue.
+// queue, and the events the stream reports to the delivery queue.
 package main
 
 import (
@@ -24,10 +24,11 @@ func main() {
 
 // handler builds the relay from the environment.
 func handler(ctx context.Context) (func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error), error) {
-	a, env, err := app.FromEnv(ctx, awsenv.EnvQueueURL)
+	a, env, err := app.FromEnv(ctx, awsenv.EnvQueueURL, awsenv.EnvDeliveryQueueURL)
 	if err != nil {
 		return nil, err
 	}
-	r := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), env[awsenv.EnvQueueURL])}
+	r := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), env[awsenv.EnvQueueURL]),
+		Events: a.Fanout(env[awsenv.EnvDeliveryQueueURL])}
 	return r.HandleStream, nil
 }

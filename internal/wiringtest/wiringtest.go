@@ -41,6 +41,7 @@ func Demo(t *testing.T) (*stacktest.Stack, *fixture.Document) {
 	t.Setenv(awsenv.EnvTable, st.Table)
 	t.Setenv(awsenv.EnvCursorKey, "wiring-test-cursor-key-0123456789")
 	t.Setenv(awsenv.EnvQueueURL, st.Resources.Queues["TranslationQueue"])
+	t.Setenv(awsenv.EnvDeliveryQueueURL, st.Resources.Queues["DeliveryQueue"])
 	st.Calls.Reset()
 	return st, d
 }

@@ -113,6 +113,9 @@ func (a *App) Handlers() (map[string]http.Handler, error) {
 	if err := a.registeredHandlers(handlers); err != nil {
 		return nil, err
 	}
+	for fn, h := range a.deliveryHandlers() {
+		handlers[fn] = h
+	}
 	return handlers, nil
 }
 

@@ -27,6 +27,9 @@ const (
 	DefaultRegion = "us-east-1"
 )
 
+// EnvDeliveryQueueURL is the webhook delivery queue (contract section 11).
+const EnvDeliveryQueueURL = "DELIVERY_QUEUE_URL"
+
 // Require returns the values of names, or one error naming every missing one.
 func Require(names ...string) (map[string]string, error) {
 	vals := map[string]string{}

@@ -192,6 +192,11 @@ func (s *Store) SaveTranslations(ctx context.Context, channelID, messageID strin
 		update += " REMOVE #ps, #pd, #pa"
 		in.ExpressionAttributeNames["#ps"], in.ExpressionAttributeNames["#pd"], in.ExpressionAttributeNames["#pa"] =
 			attrPendingShard, attrPendingDue, attrPendingAttempts
+		// translated_at, set once, is what the relay turns into
+		// message.translated (eventstream.go).
+		update += " SET #ta = if_not_exists(#ta, :ta)"
+		in.ExpressionAttributeNames["#ta"] = attrTranslatedAt
+		in.ExpressionAttributeValues[":ta"] = str(time.Now().UTC().Format(time.RFC3339Nano))
 	}
 	in.UpdateExpression = aws.String(strings.TrimSpace(update))
 	if len(in.ExpressionAttributeValues) == 0 {

@@ -297,6 +297,12 @@ func (s *Store) Update(ctx context.Context, old, next webhooks.Webhook, ev webho
 		{Update: updateOf(s.table, byIDKey(old.Kind, old.ID), next, unchanged, unchangedVals(old))},
 		{Update: updateOf(s.table, listedKey(old), next, "attribute_exists(pk)", nil)},
 	}
+	if next.Kind != webhooks.Inbound && !old.Active && next.Active {
+		// Re-enabled: the delivery function's failure streak and the reason
+		// it disabled the webhook start over (the listed twin holds them).
+		u := items[1].Update
+		u.UpdateExpression = aws.String(addRemove(aws.ToString(u.UpdateExpression), attrFailingSince, attrFailedAttempts, attrDisabledReason))
+	}
 	channelAt := -1
 	if next.Kind == webhooks.Inbound && next.ChannelID != old.ChannelID {
 		channelAt = len(items)
@@ -354,4 +360,12 @@ func (s *Store) InboundWebhooks(ctx context.Context, ws, after string, limit int
 		page.After = append(page.After, getS(av, attrSK))
 	}
 	return page, nil
+}
+
+// addRemove adds names to an update expression's REMOVE clause.
+func addRemove(expr string, names ...string) string {
+	if strings.Contains(expr, " REMOVE ") {
+		return expr + ", " + strings.Join(names, ", ")
+	}
+	return expr + " REMOVE " + strings.Join(names, ", ")
 }

@@ -49,6 +49,10 @@ var Routes = []Route{
 	{"DeleteSupportWebhookFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}"},
 	{"RotateSupportWebhookSecretFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/rotate-secret"},
 	{"ListAuditEventsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/audit-events"},
+	{"ListOutboundDeliveriesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries"},
+	{"ListSupportDeliveriesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries"},
+	{"RedeliverOutboundFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries/{delivery_id}/redeliver"},
+	{"RedeliverSupportFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries/{delivery_id}/redeliver"},
 }
 
 // FallbackFunction serves API Gateway's $default route: JSON 404 and 405

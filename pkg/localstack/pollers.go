@@ -20,7 +20,8 @@ import (
 
 // RelayStream does locally what the outbox relay's event source mapping
 // does in AWS: it reads the table's stream from its start and hands every
-// message insert to r, retrying the records r could not send. It returns
+// message insert to r, and every change that reports an event to r.Events,
+// retrying the records r could not send. It returns
 // when ctx ends.
 //
 // An iterator that has expired (ExpiredIteratorException: in AWS after 15
@@ -30,6 +31,7 @@ import (
 func RelayStream(ctx context.Context, streams *dynamodbstreams.Client, streamARN string, r *relay.Relay, every time.Duration) error {
 	shards := map[string]*shardReader{}
 	var pending []relay.Entry
+	var changes []relay.ChangeEntry
 	for {
 		if err := refreshShards(ctx, streams, streamARN, shards); err != nil && ctx.Err() == nil {
 			slog.WarnContext(ctx, "local relay: describe stream", "error", err.Error())
@@ -44,11 +46,18 @@ func RelayStream(ctx context.Context, streams *dynamodbstreams.Client, streamARN
 				continue
 			}
 			for _, rec := range recs {
-				if rec.EventName != streamtypes.OperationTypeInsert || rec.Dynamodb == nil {
+				if rec.Dynamodb == nil {
 					continue
 				}
 				image, err := attributevalue.FromDynamoDBStreamsMap(rec.Dynamodb.NewImage)
 				if err != nil {
+					continue
+				}
+				if c, ok := dynamo.ChangeFromImage(string(rec.EventName), image); ok && r.Events != nil {
+					changes = append(changes, relay.ChangeEntry{ID: aws.ToString(rec.Dynamodb.SequenceNumber), Change: c,
+						At: aws.ToTime(rec.Dynamodb.ApproximateCreationDateTime)})
+				}
+				if rec.EventName != streamtypes.OperationTypeInsert {
 					continue
 				}
 				if m, ok := dynamo.MessageFromImage(image); ok {
@@ -68,6 +77,19 @@ func RelayStream(ctx context.Context, streams *dynamodbstreams.Client, streamARN
 				}
 			}
 			pending = kept
+		}
+		if len(changes) > 0 {
+			failed := map[string]bool{}
+			for _, id := range r.Events.Send(ctx, changes) {
+				failed[id] = true
+			}
+			kept := changes[:0]
+			for _, e := range changes {
+				if failed[e.ID] {
+					kept = append(kept, e)
+				}
+			}
+			changes = kept
 		}
 		select {
 		case <-ctx.Done():

@@ -1,53 +1,25 @@
-// Package netguard decides which network addresses the service may connect
-// to on a workspace's behalf (outbound and support webhook targets): never
-// loopback, private, link-local, CGNAT, multicast or other internal ranges,
-// in any of their spellings, unless an operator allows a range explicitly
-// (OUTBOUND_ALLOW_CIDRS). It is used when a target URL is saved and, later,
-// by the delivery dialler on the address actually dialled.
 package netguard
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"net/netip"
-	"strconv"
 	"strings"
+	"syscall"
+	"time"
 )
 
-// blocked4 are the IPv4 ranges no target may be in (contract section 11).
-// 240.0.0.0/4 (reserved, never routable) is added beside the broadcast
-// address it contains.
-var blocked4 = prefixes(
-	"0.0.0.0/8",          // "this network"
-	"10.0.0.0/8",         // RFC 1918
-	"100.64.0.0/10",      // CGNAT
-	"127.0.0.0/8",        // loopback
-	"169.254.0.0/16",     // link-local, including 169.254.169.254
-	"172.16.0.0/12",      // RFC 1918
-	"192.168.0.0/16",     // RFC 1918
-	"224.0.0.0/4",        // multicast
-	"240.0.0.0/4",        // reserved
-	"255.255.255.255/32", // broadcast
-)
+// ErrNotAllowed is the cause of every refused connection: the target's
+// address is in a blocked range, or outside the allow list when only the
+// allow list is open. Callers test it with errors.Is (it survives the
+// url.Error and net.OpError wrappers of net/http).
+var ErrNotAllowed = errors.New("netguard: target_not_allowed")
 
-// blocked6 are the IPv6 ranges no target may be in. IPv4 embedded in IPv6
-// (mapped, compatible, NAT64, 6to4) is judged by its IPv4 address instead.
-var blocked6 = prefixes(
-	"::/128",         // unspecified
-	"::1/128",        // loopback
-	"fc00::/7",       // unique local
-	"fe80::/10",      // link-local
-	"fec0::/10",      // site-local (deprecated)
-	"ff00::/8",       // multicast
-	"64:ff9b:1::/48", // local-use NAT64 (RFC 8215)
-	"100::/64",       // discard-only
-	"2001:db8::/32",  // documentation
-)
-
-var (
-	nat64  = netip.MustParsePrefix("64:ff9b::/96")
-	compat = netip.MustParsePrefix("::/96")
-	six4   = netip.MustParsePrefix("2002::/16")
-)
+// Timeout bounds one request, connection and response included.
+const Timeout = 10 * time.Second
 
 func prefixes(ss ...string) []netip.Prefix {
 	out := make([]netip.Prefix, len(ss))
@@ -57,44 +29,50 @@ func prefixes(ss ...string) []netip.Prefix {
 	return out
 }
 
-// embedded4 returns the IPv4 address that ip stands for: itself, or the one
-// embedded in an IPv4-mapped, IPv4-compatible, NAT64 (64:ff9b::/96) or 6to4
-// address.
-func embedded4(ip netip.Addr) (netip.Addr, bool) {
-	if ip.Is4() {
-		return ip, true
-	}
-	if ip.Is4In6() {
-		return ip.Unmap(), true
-	}
-	b := ip.As16()
+// blocked4 are IPv4 ranges never connected to: "this network", RFC 1918,
+// CGNAT, loopback, link-local (the instance metadata service), IETF protocol
+// assignments, documentation, 6to4 relay anycast, benchmarking, multicast,
+// reserved and broadcast.
+var blocked4 = prefixes(
+	"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
+	"172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16",
+	"198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+)
+
+// blocked6 are IPv6 ranges never connected to. The IPv4-compatible ::/96
+// (which holds :: and ::1), Teredo and the other IETF assignments of
+// 2001::/23, the local-use NAT64 prefix and 6to4's deprecated relay are
+// refused whole; 6to4 (2002::/16) and the well-known NAT64 prefix are
+// judged by the IPv4 address they embed (embedded).
+var blocked6 = prefixes(
+	"::/96", "100::/64", "2001::/23", "2001:db8::/32", "3fff::/20",
+	"64:ff9b:1::/48", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
+)
+
+var (
+	nat64     = netip.MustParsePrefix("64:ff9b::/96")
+	sixToFour = netip.MustParsePrefix("2002::/16")
+)
+
+// embedded returns the IPv4 address an IPv6 address stands for, if any:
+// IPv4-mapped (::ffff:a.b.c.d), well-known NAT64 (64:ff9b::a.b.c.d) and 6to4
+// (2002:aabb:ccdd::/48).
+func embedded(ip netip.Addr) (netip.Addr, bool) {
 	switch {
-	case nat64.Contains(ip), compat.Contains(ip) && ip != netip.IPv6Unspecified() && ip != netip.IPv6Loopback():
+	case ip.Is4In6():
+		return ip.Unmap(), true
+	case nat64.Contains(ip):
+		b := ip.As16()
 		return netip.AddrFrom4([4]byte(b[12:16])), true
-	case six4.Contains(ip):
+	case sixToFour.Contains(ip):
+		b := ip.As16()
 		return netip.AddrFrom4([4]byte(b[2:6])), true
 	}
 	return netip.Addr{}, false
 }
 
-// Blocked reports whether ip is in a range no target may be in, in any
-// IPv4-in-IPv6 form. An invalid address is blocked.
-func Blocked(ip netip.Addr) bool {
-	if !ip.IsValid() {
-		return true
-	}
-	ip = ip.WithZone("")
-	if v4, ok := embedded4(ip); ok {
-		for _, p := range blocked4 {
-			if p.Contains(v4) {
-				return true
-			}
-		}
-		if ip.Is4() || ip.Is4In6() {
-			return false
-		}
-	}
-	for _, p := range blocked6 {
+func inAny(ip netip.Addr, ps []netip.Prefix) bool {
+	for _, p := range ps {
 		if p.Contains(ip) {
 			return true
 		}
@@ -102,114 +80,173 @@ func Blocked(ip netip.Addr) bool {
 	return false
 }
 
-// Allowed reports whether the service may connect to ip: it is inside one
-// of allow (in its own or its IPv4 form), or outside every blocked range.
-func Allowed(ip netip.Addr, allow []netip.Prefix) bool {
+// Allowed reports whether a connection to ip may be made. An address inside
+// allow (OUTBOUND_ALLOW_CIDRS) is allowed; otherwise, when allowOnly
+// (OUTBOUND_ALLOW_ONLY) is set, nothing is; otherwise an address is allowed
+// unless it, or the IPv4 address it embeds, is in a blocked range. The
+// zero Addr is refused.
+func Allowed(ip netip.Addr, allow []netip.Prefix, allowOnly bool) bool {
 	if !ip.IsValid() {
 		return false
 	}
-	return inAllow(ip, allow) || !Blocked(ip)
-}
-
-func inAllow(ip netip.Addr, allow []netip.Prefix) bool {
 	ip = ip.WithZone("")
-	v4, has4 := embedded4(ip)
-	for _, p := range allow {
-		if p.Contains(ip) || has4 && p.Contains(v4) {
-			return true
-		}
+	if inAny(ip, allow) || (ip.Is4In6() && inAny(ip.Unmap(), allow)) {
+		return true
 	}
-	return false
+	if allowOnly {
+		return false
+	}
+	if v4, ok := embedded(ip); ok {
+		if ip.Is4In6() {
+			return !inAny(v4, blocked4)
+		}
+		return !inAny(v4, blocked4) && !inAny(ip, blocked6)
+	}
+	if ip.Is4() {
+		return !inAny(ip, blocked4)
+	}
+	return !inAny(ip, blocked6)
 }
 
-// ParseAllow parses a comma-separated list of CIDRs (OUTBOUND_ALLOW_CIDRS);
-// blanks are skipped. An address without a length is a single host.
-func ParseAllow(s string) ([]netip.Prefix, error) {
+// ParseCIDRs parses a comma-separated list of CIDRs (OUTBOUND_ALLOW_CIDRS);
+// a bare address stands for itself alone. Empty input is an empty list.
+func ParseCIDRs(s string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
 			continue
 		}
-		if !strings.Contains(part, "/") {
-			ip, err := netip.ParseAddr(part)
+		if !strings.Contains(f, "/") {
+			a, err := netip.ParseAddr(f)
 			if err != nil {
-				return nil, fmt.Errorf("netguard: %q is not a CIDR", part)
+				return nil, fmt.Errorf("netguard: allow list: %w", err)
 			}
-			out = append(out, netip.PrefixFrom(ip, ip.BitLen()))
+			out = append(out, netip.PrefixFrom(a, a.BitLen()))
 			continue
 		}
-		p, err := netip.ParsePrefix(part)
+		p, err := netip.ParsePrefix(f)
 		if err != nil {
-			return nil, fmt.Errorf("netguard: %q is not a CIDR", part)
+			return nil, fmt.Errorf("netguard: allow list: %w", err)
 		}
 		out = append(out, p.Masked())
 	}
 	return out, nil
 }
 
-// HostIP returns the address a URL host names literally, in any spelling a
-// resolver accepts: IPv6 (with or without brackets and zone), dotted IPv4,
-// and the inet_aton forms (decimal 2130706433, octal 0177.0.0.1, hex
-// 0x7f.1, shortened 127.1), with or without one trailing dot. ok is false
-// for a host name.
-func HostIP(host string) (netip.Addr, bool) {
-	h := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSuffix(host, "]"), "["), ".")
-	if i := strings.IndexByte(h, '%'); i >= 0 && strings.Contains(h, ":") {
-		h = h[:i]
-	}
-	if ip, err := netip.ParseAddr(h); err == nil {
-		return ip.WithZone(""), true
-	}
-	return parseInetAton(h)
+// Resolver looks a host name up; *net.Resolver is one.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
-// parseInetAton parses the 1 to 4 part numeric IPv4 forms of inet_aton(3).
-func parseInetAton(s string) (netip.Addr, bool) {
-	if s == "" {
-		return netip.Addr{}, false
-	}
-	parts := strings.Split(s, ".")
-	if len(parts) > 4 {
-		return netip.Addr{}, false
-	}
-	vals := make([]uint64, len(parts))
-	for i, p := range parts {
-		v, ok := atonPart(p)
-		if !ok {
-			return netip.Addr{}, false
-		}
-		vals[i] = v
-	}
-	var n uint64
-	last := len(vals) - 1
-	for i := 0; i < last; i++ {
-		if vals[i] > 0xff {
-			return netip.Addr{}, false
-		}
-		n |= vals[i] << (8 * (3 - i))
-	}
-	if vals[last] >= 1<<(8*(4-last)) {
-		return netip.Addr{}, false
-	}
-	n |= vals[last]
-	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
+// Guard holds the allow list and enforces it on connections.
+type Guard struct {
+	Allow     []netip.Prefix
+	AllowOnly bool
+	// Resolver resolves names; nil means net.DefaultResolver.
+	Resolver Resolver
+	// Dialer dials the checked address; nil means a net.Dialer with a 10 s
+	// timeout. Its Control is replaced by the guard's.
+	Dialer *net.Dialer
 }
 
-func atonPart(p string) (uint64, bool) {
-	if p == "" || len(p) > 12 {
-		return 0, false
-	}
-	base := 10
-	switch {
-	case len(p) > 1 && (p[:2] == "0x" || p[:2] == "0X"):
-		base, p = 16, p[2:]
-		if p == "" {
-			return 0, true // "0x" alone is 0 to inet_aton
+// Resolve returns the addresses of host that may be connected to. An IP
+// literal is judged as it is; a name is resolved and refused when any of
+// its addresses is blocked (a name that mixes public and private addresses
+// is not one a webhook target should have). Errors: ErrNotAllowed, or the
+// resolver's.
+func (g *Guard) Resolve(ctx context.Context, host string) ([]netip.Addr, error) {
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if !Allowed(ip, g.Allow, g.AllowOnly) {
+			return nil, fmt.Errorf("%w: %s", ErrNotAllowed, ip)
 		}
-	case len(p) > 1 && p[0] == '0':
-		base, p = 8, p[1:]
+		return []netip.Addr{ip}, nil
 	}
-	v, err := strconv.ParseUint(p, base, 64)
-	return v, err == nil
+	r := g.Resolver
+	if r == nil {
+		r = net.DefaultResolver
+	}
+	addrs, err := r.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil, err
+	}
+	if len(addrs) == 0 {
+		return nil, fmt.Errorf("netguard: %s has no address", host)
+	}
+	for _, a := range addrs {
+		if !Allowed(a, g.Allow, g.AllowOnly) {
+			return nil, fmt.Errorf("%w: %s resolves to %s", ErrNotAllowed, host, a)
+		}
+	}
+	return addrs, nil
+}
+
+// Control is a net.Dialer Control hook: it runs on the socket's actual
+// remote address, after resolution, before every connect, and refuses a
+// blocked one. It is the last word: whatever resolved the name, and
+// whichever proxy or redirect chose it, this is the address dialled.
+func (g *Guard) Control(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: unparsable address %q", ErrNotAllowed, address)
+	}
+	if !Allowed(ap.Addr(), g.Allow, g.AllowOnly) {
+		return fmt.Errorf("%w: %s", ErrNotAllowed, ap.Addr())
+	}
+	return nil
+}
+
+// DialContext resolves addr with the guard's resolver, checks every
+// address, and dials them in turn with the Control hook checking again.
+func (g *Guard) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	addrs, err := g.Resolve(ctx, host)
+	if err != nil {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+	}
+	d := net.Dialer{Timeout: Timeout}
+	if g.Dialer != nil {
+		d = *g.Dialer
+	}
+	d.Control = g.Control
+	d.ControlContext = nil
+	var first error
+	for _, a := range addrs {
+		c, err := d.DialContext(ctx, network, net.JoinHostPort(a.String(), port))
+		if err == nil {
+			return c, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
+}
+
+// Client returns an HTTP client that connects only through the guard, never
+// through a proxy (HTTP_PROXY and HTTPS_PROXY are ignored: a proxy would be
+// the address dialled), follows no redirect (the 3xx is the response), and
+// gives up after Timeout.
+func (g *Guard) Client() *http.Client {
+	t := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           g.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   Timeout,
+		ResponseHeaderTimeout: Timeout,
+	}
+	return &http.Client{
+		Transport: t,
+		Timeout:   Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
 }

@@ -37,6 +37,10 @@ type Entry struct {
 // Relay forwards messages to the queue.
 type Relay struct {
 	Queue Sender
+	// Events, when set, also turns the stream's changes into webhook
+	// deliveries (fanout.go): the one stream consumer does both, as a shard
+	// allows only two concurrent readers.
+	Events *Fanout
 }
 
 // Forward sends the entries' jobs and returns the ids of the entries that
@@ -75,21 +79,36 @@ func (r *Relay) Forward(ctx context.Context, entries []Entry) []string {
 func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	start := time.Now()
 	var entries []Entry
+	var changes []ChangeEntry
 	for _, rec := range ev.Records {
+		image := dynamo.FromLambdaImage(rec.Change.NewImage)
+		if r.Events != nil {
+			if c, ok := dynamo.ChangeFromImage(rec.EventName, image); ok {
+				changes = append(changes, ChangeEntry{ID: rec.Change.SequenceNumber, Change: c, At: rec.Change.ApproximateCreationDateTime.Time})
+			}
+		}
 		if rec.EventName != string(events.DynamoDBOperationTypeInsert) {
 			continue
 		}
-		m, ok := dynamo.MessageFromImage(dynamo.FromLambdaImage(rec.Change.NewImage))
+		m, ok := dynamo.MessageFromImage(image)
 		if !ok {
 			continue
 		}
 		entries = append(entries, Entry{ID: rec.Change.SequenceNumber, Message: m})
 	}
 	var resp events.DynamoDBEventResponse
-	for _, id := range r.Forward(ctx, entries) {
-		resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: id})
+	failed := r.Forward(ctx, entries)
+	if len(changes) > 0 {
+		failed = append(failed, r.Events.Send(ctx, changes)...)
+	}
+	seen := map[string]bool{}
+	for _, id := range failed {
+		if !seen[id] {
+			seen[id] = true
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: id})
+		}
 	}
 	slog.InfoContext(ctx, "batch", "source", "table-stream", "records", len(ev.Records), "messages", len(entries),
-		"failures", len(resp.BatchItemFailures), "duration_ms", time.Since(start).Milliseconds())
+		"changes", len(changes), "failures", len(resp.BatchItemFailures), "duration_ms", time.Since(start).Milliseconds())
 	return resp, nil
 }

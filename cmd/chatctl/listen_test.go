@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/events"
+	"github.com/chatbridge/chat/pkg/netguard"
+	"github.com/chatbridge/chat/pkg/signature"
+)
+
+func TestListenHandler(t *testing.T) {
+	now := time.Unix(1795341600, 0)
+	body := []byte(`{"id":"E","type":"room.closed","data":{"name":"\u003cx\u003e \u2028"}}`)
+	cur, prev := []byte("whsig_current"), []byte("whsig_previous")
+	cases := []struct {
+		name   string
+		header string
+		method string
+		want   int
+	}{
+		{"current", signature.Format(now.Unix(), signature.Sign(cur, now.Unix(), body)), "POST", 204},
+		{"previous among two", signature.Format(now.Unix(), "00", signature.Sign(prev, now.Unix(), body)), "POST", 204},
+		{"at the window's edge", signature.Format(now.Unix()-300, signature.Sign(cur, now.Unix()-300, body)), "POST", 204},
+		{"past the window", signature.Format(now.Unix()-301, signature.Sign(cur, now.Unix()-301, body)), "POST", 401},
+		{"other secret", signature.Format(now.Unix(), signature.Sign([]byte("nope"), now.Unix(), body)), "POST", 401},
+		{"other body", signature.Format(now.Unix(), signature.Sign(cur, now.Unix(), []byte("{}"))), "POST", 401},
+		{"none", "", "POST", 401},
+		{"GET", "", "GET", 405},
+	}
+	for _, c := range cases {
+		var out bytes.Buffer
+		h := ListenHandler([][]byte{cur, prev}, &out, func() time.Time { return now })
+		req := httptest.NewRequest(c.method, "/", bytes.NewReader(body))
+		req.Header.Set(signature.Header, c.header)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != c.want {
+			t.Errorf("%s: got %d, want %d", c.name, rec.Code, c.want)
+		}
+		printed := out.String()
+		if c.want == 204 && (printed != string(body)+"\n" || strings.Count(printed, "\n") != 1) {
+			t.Errorf("%s: printed %q, want the event as one line", c.name, printed)
+		}
+		if c.want != 204 && printed != "" {
+			t.Errorf("%s: printed %q for a refused delivery", c.name, printed)
+		}
+	}
+}
+
+// fakeStore is a hand-written delivery.Store with one webhook.
+type fakeStore struct{ w delivery.Webhook }
+
+func (f *fakeStore) Webhook(context.Context, string, string, string) (delivery.Webhook, error) {
+	return f.w, nil
+}
+func (f *fakeStore) RecordAttempt(context.Context, delivery.Attempt) error { return nil }
+func (f *fakeStore) Disable(context.Context, delivery.Webhook, string, time.Time) error {
+	return nil
+}
+func (f *fakeStore) ClearFailing(context.Context, delivery.Webhook) error { return nil }
+func (f *fakeStore) Event(context.Context, string) ([]byte, error)        { return nil, nil }
+
+// TestListenVerifiesRealDeliveries: the delivery function's requests, with
+// a current and a previous secret, verify with listen's verifier.
+func TestListenVerifiesRealDeliveries(t *testing.T) {
+	var out bytes.Buffer
+	srv := httptest.NewUnstartedServer(ListenHandler([][]byte{[]byte("whsig_previous")}, &out, time.Now))
+	srv.Listener, _ = net.Listen("tcp", "127.0.0.1:0")
+	srv.Start()
+	defer srv.Close()
+	allow, _ := netguard.ParseCIDRs("127.0.0.1/32")
+	d := &delivery.Deliverer{Store: &fakeStore{w: delivery.Webhook{ID: "W", Kind: events.KindOutbound, URL: srv.URL, Active: true,
+		Secrets: [][]byte{[]byte("whsig_current"), []byte("whsig_previous")}}},
+		Client: (&netguard.Guard{Allow: allow, AllowOnly: true}).Client(), Schedule: delivery.DefaultSchedule}
+	ev := events.Event{ID: "E", Type: events.RoomClosed, WorkspaceID: "WS", CreatedAt: time.Now(), Data: events.Room{Name: "<x> \u2028 😀"}}
+	body, _ := events.Encode(ev)
+	res, err := d.Handle(context.Background(), delivery.Message{Delivery: events.Delivery{ID: "D", WebhookID: "W", Kind: events.KindOutbound,
+		EventType: ev.Type, Body: body}, Receives: 1})
+	if err != nil || !res.Done || res.Attempt.Status != delivery.StatusSucceeded || res.Attempt.ResponseStatus != http.StatusNoContent {
+		t.Fatalf("attempt %+v %v, want succeeded with 204", res.Attempt, err)
+	}
+	if out.String() != string(body)+"\n" {
+		t.Fatalf("listen printed %q, want %q", out.String(), body)
+	}
+}

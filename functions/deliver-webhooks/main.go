@@ -1,0 +1,33 @@
+// Command deliver-webhooks is DeliverWebhooksFunction: it consumes the
+// delivery queue and makes one attempt of each delivery (contract section
+// 11), hiding a message for the schedule's delay when it is to be retried.
+package main
+
+import (
+	"context"
+
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/queueapi"
+)
+
+const function = "DeliverWebhooksFunction"
+
+func main() {
+	app.InitLambdaLogger()
+	h, err := handler(context.Background())
+	app.Start(function, h, err)
+}
+
+// handler builds the deliverer from the environment.
+func handler(ctx context.Context) (queueapi.SQSHandler, error) {
+	a, env, err := app.FromEnv(ctx, awsenv.EnvDeliveryQueueURL)
+	if err != nil {
+		return nil, err
+	}
+	d, err := a.Deliverer(env[awsenv.EnvDeliveryQueueURL])
+	if err != nil {
+		return nil, err
+	}
+	return d.HandleSQS, nil
+}

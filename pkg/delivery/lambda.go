@@ -1,0 +1,60 @@
+package delivery
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	evs "github.com/chatbridge/chat/pkg/events"
+)
+
+// Parallel is how many attempts of one batch run at once.
+const Parallel = 10
+
+// HandleSQS is the Lambda handler of the delivery queue: one attempt per
+// record, in parallel. A record whose attempt is to be retried (its delay
+// already set on the queue) or could not be made is reported as a batch
+// item failure, so that the queue keeps it; a record that is not a
+// delivery is logged and dropped.
+func (d *Deliverer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	start := time.Now()
+	var (
+		mu   sync.Mutex
+		resp events.SQSEventResponse
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, Parallel)
+	)
+	fail := func(id string) {
+		mu.Lock()
+		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: id})
+		mu.Unlock()
+	}
+	for _, rec := range ev.Records {
+		del, err := evs.UnmarshalQueue(rec.Body)
+		if err != nil {
+			slog.ErrorContext(ctx, "delivery: poison message dropped", "message_id", rec.MessageId, "error", err.Error())
+			continue
+		}
+		n, _ := strconv.Atoi(rec.Attributes["ApproximateReceiveCount"])
+		m := Message{Delivery: del, Receives: max(n, 1), Handle: rec.ReceiptHandle}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(id string) {
+			defer func() { <-sem; wg.Done() }()
+			res, err := d.Handle(ctx, m)
+			if err != nil {
+				slog.WarnContext(ctx, "delivery: attempt not made", "delivery_id", m.Delivery.ID, "error", err.Error())
+			}
+			if err != nil || !res.Done {
+				fail(id)
+			}
+		}(rec.MessageId)
+	}
+	wg.Wait()
+	slog.InfoContext(ctx, "batch", "source", "delivery-queue", "records", len(ev.Records),
+		"failures", len(resp.BatchItemFailures), "duration_ms", time.Since(start).Milliseconds())
+	return resp, nil
+}

@@ -1,0 +1,364 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/events"
+)
+
+var _ delivery.Store = (*Store)(nil)
+
+// Delivery log and event items (docs/data-model.md).
+const (
+	deliveryPrefix = "DLV#"
+	eventPrefix    = "EVENT#"
+	// Webhook item attributes this file reads or writes. The webhook
+	// management code owns the items; these accessors keep the names in one
+	// place.
+	attrSigningSecret     = "signing_secret"
+	attrPrevSigningSecret = "previous_signing_secret"
+	attrFailingSince      = "failing_since"
+	attrFailedAttempts    = "failed_attempts"
+	attrDisabledReason    = "disabled_reason"
+)
+
+// prevSecretExpiryAttrs are the names the previous secret's expiry may be
+// stored under by webhook management (RFC 3339; epoch seconds also read).
+var prevSecretExpiryAttrs = []string{"previous_expires_at"}
+
+func deliveryPK(ws, webhook string) string { return deliveryPrefix + ws + "#" + webhook }
+func deliverySK(id string) string          { return deliveryPrefix + id }
+func eventPK(id string) string             { return eventPrefix + id }
+
+// deliveryItem: pk DLV#<ws>#<webhook>, sk DLV#<delivery>; ttl 30 days.
+type deliveryItem struct {
+	PK             string    `dynamodbav:"pk"`
+	SK             string    `dynamodbav:"sk"`
+	ID             string    `dynamodbav:"id"`
+	WebhookID      string    `dynamodbav:"webhook_id"`
+	Kind           string    `dynamodbav:"webhook_kind"`
+	WorkspaceID    string    `dynamodbav:"workspace_id"`
+	WebhookKey     string    `dynamodbav:"webhook_key"`
+	EventID        string    `dynamodbav:"event_id"`
+	EventType      string    `dynamodbav:"event_type"`
+	Status         string    `dynamodbav:"status"`
+	Attempts       int       `dynamodbav:"attempts"`
+	LastAttemptAt  time.Time `dynamodbav:"last_attempt_at"`
+	NextAttemptAt  time.Time `dynamodbav:"next_attempt_at,omitempty"`
+	ResponseStatus int       `dynamodbav:"response_status,omitempty"`
+	Error          string    `dynamodbav:"error,omitempty"`
+	DurationMS     int64     `dynamodbav:"duration_ms"`
+	CreatedAt      time.Time `dynamodbav:"created_at"`
+}
+
+func (it deliveryItem) record() delivery.Record {
+	return delivery.Record{ID: it.ID, WebhookID: it.WebhookID, Kind: it.Kind, WorkspaceID: it.WorkspaceID, WebhookKey: it.WebhookKey,
+		EventID: it.EventID, EventType: it.EventType, Status: it.Status, Attempts: it.Attempts, LastAttemptAt: it.LastAttemptAt,
+		NextAttemptAt: it.NextAttemptAt, ResponseStatus: it.ResponseStatus, Error: it.Error, DurationMS: it.DurationMS, CreatedAt: it.CreatedAt}
+}
+
+// eventItem: pk EVENT#<event>, sk #META: the envelope as sent, kept 30 days
+// for redelivery.
+type eventItem struct {
+	PK          string `dynamodbav:"pk"`
+	SK          string `dynamodbav:"sk"`
+	ID          string `dynamodbav:"id"`
+	WorkspaceID string `dynamodbav:"workspace_id"`
+	Type        string `dynamodbav:"type"`
+	Body        string `dynamodbav:"body"`
+	TTL         int64  `dynamodbav:"ttl"`
+}
+
+// webhookPrefix is the sort-key prefix of a kind's webhook items.
+func webhookPrefix(kind string) (string, bool) {
+	switch kind {
+	case events.KindOutbound:
+		return "OWH#", true
+	case events.KindSupport:
+		return "SWH#", true
+	}
+	return "", false
+}
+
+func webhookKey(kind, ws, sk string) (map[string]types.AttributeValue, error) {
+	p, ok := webhookPrefix(kind)
+	if !ok || !strings.HasPrefix(sk, p) {
+		return nil, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, sk)
+	}
+	return key(wsPK(ws), sk), nil
+}
+
+// previousSecret returns the webhook item's previous signing secret while
+// it has not expired at now.
+func previousSecret(it map[string]types.AttributeValue, now time.Time) string {
+	prev := getS(it, attrPrevSigningSecret)
+	if prev == "" {
+		return ""
+	}
+	for _, name := range prevSecretExpiryAttrs {
+		switch v := it[name].(type) {
+		case *types.AttributeValueMemberS:
+			if t, err := time.Parse(time.RFC3339Nano, v.Value); err == nil && now.Before(t) {
+				return prev
+			}
+			return ""
+		case *types.AttributeValueMemberN:
+			if n, err := strconv.ParseInt(v.Value, 10, 64); err == nil && now.Unix() < n {
+				return prev
+			}
+			return ""
+		}
+	}
+	return "" // no expiry: not a rotation this code understands
+}
+
+func getBool(it map[string]types.AttributeValue, name string) bool {
+	v, ok := it[name].(*types.AttributeValueMemberBOOL)
+	return ok && v.Value
+}
+
+func getN(it map[string]types.AttributeValue, name string) int64 {
+	if v, ok := it[name].(*types.AttributeValueMemberN); ok {
+		n, _ := strconv.ParseInt(v.Value, 10, 64)
+		return n
+	}
+	return 0
+}
+
+// Webhook implements delivery.Store with one GetItem. Errors: ENotFound;
+// EUnavailable.
+func (s *Store) Webhook(ctx context.Context, kind, ws, sk string) (delivery.Webhook, error) {
+	k, err := webhookKey(kind, ws, sk)
+	if err != nil {
+		return delivery.Webhook{}, err
+	}
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: k, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return delivery.Webhook{}, fail("get webhook "+sk, err)
+	}
+	it := out.Item
+	if len(it) == 0 {
+		return delivery.Webhook{}, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, sk)
+	}
+	w := delivery.Webhook{ID: getS(it, "id"), Kind: kind, WorkspaceID: ws, Key: sk, URL: getS(it, "url"),
+		Active: getBool(it, "active"), FailedAttempts: int(getN(it, attrFailedAttempts))}
+	if sec := getS(it, attrSigningSecret); sec != "" {
+		w.Secrets = append(w.Secrets, []byte(sec))
+	}
+	if prev := previousSecret(it, time.Now()); prev != "" {
+		w.Secrets = append(w.Secrets, []byte(prev))
+	}
+	if t, err := time.Parse(sortTimeLayout, getS(it, attrFailingSince)); err == nil {
+		w.FailingSince = t
+	}
+	return w, nil
+}
+
+const sortTimeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// recordUpdate is the UpdateItem of an attempt's delivery record.
+func (s *Store) recordUpdate(a delivery.Attempt) *types.Update {
+	d := a.Delivery
+	names := map[string]string{"#st": "status", "#err": "error", "#ttl": "ttl"}
+	vals := map[string]types.AttributeValue{
+		":id": str(d.ID), ":wh": str(d.WebhookID), ":kind": str(d.Kind), ":ws": str(d.WorkspaceID), ":key": str(d.WebhookKey),
+		":ev": str(d.EventID), ":et": str(d.EventType), ":st": str(a.Status), ":at": str(a.At.UTC().Format(time.RFC3339Nano)),
+		":dur": num(a.DurationMS), ":one": num(1), ":ttl": num(epoch(a.At.Add(delivery.Retention))),
+	}
+	set := []string{"id = :id", "webhook_id = :wh", "webhook_kind = :kind", "workspace_id = :ws", "webhook_key = :key",
+		"event_id = :ev", "event_type = :et", "#st = :st", "last_attempt_at = :at", "duration_ms = :dur",
+		"created_at = if_not_exists(created_at, :at)", "#ttl = if_not_exists(#ttl, :ttl)"}
+	var remove []string
+	if a.ResponseStatus != 0 {
+		vals[":rs"] = num(int64(a.ResponseStatus))
+		set = append(set, "response_status = :rs")
+	} else {
+		remove = append(remove, "response_status")
+	}
+	if a.Error != "" {
+		vals[":err"] = str(a.Error)
+		set = append(set, "#err = :err")
+	} else {
+		remove = append(remove, "#err")
+	}
+	if !a.NextAt.IsZero() {
+		vals[":next"] = str(a.NextAt.UTC().Format(time.RFC3339Nano))
+		set = append(set, "next_attempt_at = :next")
+	} else {
+		remove = append(remove, "next_attempt_at")
+	}
+	expr := "SET " + strings.Join(set, ", ") + " ADD attempts :one"
+	if len(remove) > 0 {
+		expr += " REMOVE " + strings.Join(remove, ", ")
+	}
+	return &types.Update{TableName: &s.table, Key: key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
+		UpdateExpression: aws.String(expr), ExpressionAttributeNames: names, ExpressionAttributeValues: vals}
+}
+
+// RecordAttempt implements delivery.Store: one UpdateItem of the delivery
+// record, or for a failed attempt one TransactWriteItems that also extends
+// the webhook's failure streak (only while the webhook exists: a deleted
+// one's record is then written alone). Errors: EUnavailable, EInternal.
+func (s *Store) RecordAttempt(ctx context.Context, a delivery.Attempt) error {
+	u := s.recordUpdate(a)
+	op := "record delivery " + a.Delivery.ID
+	if a.Failed {
+		if k, err := webhookKey(a.Delivery.Kind, a.Delivery.WorkspaceID, a.Delivery.WebhookKey); err == nil {
+			streak := &types.Update{TableName: &s.table, Key: k,
+				UpdateExpression:          aws.String("SET #fs = if_not_exists(#fs, :at) ADD #fa :one"),
+				ConditionExpression:       aws.String("attribute_exists(pk)"),
+				ExpressionAttributeNames:  map[string]string{"#fs": attrFailingSince, "#fa": attrFailedAttempts},
+				ExpressionAttributeValues: map[string]types.AttributeValue{":at": str(sortTime(a.At)), ":one": num(1)}}
+			_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+				TransactItems: []types.TransactWriteItem{{Update: u}, {Update: streak}}})
+			if reasons := cancellation(err); reasons == nil || !conditionFailed(reasons, 1) {
+				return fail(op, err)
+			}
+		}
+	}
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
+		ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues})
+	return fail(op, err)
+}
+
+// Disable implements delivery.Store with one TransactWriteItems that
+// disables both of the webhook's twins.
+// Errors: EConflict when the webhook is gone, already inactive, or (for
+// "failing") its streak no longer qualifies; EUnavailable.
+func (s *Store) Disable(ctx context.Context, w delivery.Webhook, reason string, failingBefore time.Time) error {
+	k, err := webhookKey(w.Kind, w.WorkspaceID, w.Key)
+	if err != nil {
+		return err
+	}
+	cond := "attribute_exists(pk) AND active = :t"
+	vals := map[string]types.AttributeValue{":f": &types.AttributeValueMemberBOOL{Value: false},
+		":t": &types.AttributeValueMemberBOOL{Value: true}, ":r": str(reason), ":now": str(time.Now().UTC().Format(time.RFC3339Nano))}
+	names := map[string]string{"#dr": attrDisabledReason}
+	if reason == delivery.DisabledFailing {
+		cond += " AND #fs <= :before AND #fa >= :n"
+		vals[":before"], vals[":n"] = str(sortTime(failingBefore)), num(10)
+		names["#fs"], names["#fa"] = attrFailingSince, attrFailedAttempts
+	}
+	// Both twins (webhooks.go): the listed one the delivery function reads,
+	// on the streak's condition, and the by-id one management reads.
+	byID := key(supportPK(w.ID), metaSK)
+	if w.Kind == events.KindOutbound {
+		byID = key(outboundPK(w.ID), metaSK)
+	}
+	set := aws.String("SET active = :f, #dr = :r, updated_at = :now")
+	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Update: &types.Update{TableName: &s.table, Key: k, UpdateExpression: set, ConditionExpression: aws.String(cond),
+			ExpressionAttributeNames: names, ExpressionAttributeValues: vals}},
+		{Update: &types.Update{TableName: &s.table, Key: byID, UpdateExpression: set, ConditionExpression: aws.String("attribute_exists(pk)"),
+			ExpressionAttributeNames:  map[string]string{"#dr": attrDisabledReason},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":f": vals[":f"], ":r": vals[":r"], ":now": vals[":now"]}}},
+	}})
+	if cancellation(err) != nil {
+		return chat.Errorf(chat.EConflict, "webhook %s not disabled", w.ID)
+	}
+	return fail("disable webhook "+w.ID, err)
+}
+
+// ClearFailing implements delivery.Store with one UpdateItem.
+func (s *Store) ClearFailing(ctx context.Context, w delivery.Webhook) error {
+	k, err := webhookKey(w.Kind, w.WorkspaceID, w.Key)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: k,
+		UpdateExpression:         aws.String("REMOVE #fs, #fa"),
+		ConditionExpression:      aws.String("attribute_exists(pk)"),
+		ExpressionAttributeNames: map[string]string{"#fs": attrFailingSince, "#fa": attrFailedAttempts},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil
+	}
+	return fail("clear failing webhook "+w.ID, err)
+}
+
+// PutEvents stores events' envelopes for redelivery, 25 per
+// BatchWriteItem.
+func (s *Store) PutEvents(ctx context.Context, evs []events.Event, bodies [][]byte) error {
+	var reqs []types.WriteRequest
+	for i, ev := range evs {
+		av, err := attributevalue.MarshalMap(eventItem{PK: eventPK(ev.ID), SK: metaSK, ID: ev.ID, WorkspaceID: ev.WorkspaceID,
+			Type: ev.Type, Body: string(bodies[i]), TTL: epoch(ev.CreatedAt.Add(delivery.Retention))})
+		if err != nil {
+			return chat.Internal(err)
+		}
+		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
+	}
+	if len(reqs) == 0 {
+		return nil
+	}
+	return s.batchWrite(ctx, "put events", reqs)
+}
+
+// Event returns an event's stored envelope. Errors: ENotFound.
+func (s *Store) Event(ctx context.Context, id string) ([]byte, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(eventPK(id), metaSK),
+		ProjectionExpression: aws.String("body")})
+	if err != nil {
+		return nil, fail("get event "+id, err)
+	}
+	b := getS(out.Item, "body")
+	if b == "" {
+		return nil, chat.Errorf(chat.ENotFound, "no event %s", id)
+	}
+	return []byte(b), nil
+}
+
+// Delivery returns a webhook's delivery record. Errors: ENotFound.
+func (s *Store) Delivery(ctx context.Context, ws, webhookID, id string) (delivery.Record, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(deliveryPK(ws, webhookID), deliverySK(id)),
+		ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return delivery.Record{}, fail("get delivery "+id, err)
+	}
+	if len(out.Item) == 0 {
+		return delivery.Record{}, chat.Errorf(chat.ENotFound, "no delivery %s", id)
+	}
+	var it deliveryItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return delivery.Record{}, chat.Internal(fmt.Errorf("dynamo: delivery %s: %w", id, err))
+	}
+	return it.record(), nil
+}
+
+// ListDeliveries returns a page of a webhook's delivery log, newest first.
+func (s *Store) ListDeliveries(ctx context.Context, ws, webhookID, after string, limit int) (chat.Page[delivery.Record], error) {
+	q := listQuery{op: "list deliveries of " + webhookID, pk: deliveryPK(ws, webhookID), prefix: deliveryPrefix}
+	return listPage(ctx, s, q, after, limit, deliveryItem.record)
+}
+
+// PointWebhook sets the URL of a workspace's webhook of kind (and its
+// signing secret when it has none), for local runs: chatctl serve --demo
+// points the demo's webhooks at its local receiver. Errors: ENotFound.
+func (s *Store) PointWebhook(ctx context.Context, ws, kind, sk, url, secret string) error {
+	k, err := webhookKey(kind, ws, sk)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: k,
+		UpdateExpression:          aws.String("SET #u = :u, #s = if_not_exists(#s, :s)"),
+		ConditionExpression:       aws.String("attribute_exists(pk)"),
+		ExpressionAttributeNames:  map[string]string{"#u": "url", "#s": attrSigningSecret},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":u": str(url), ":s": str(secret)}})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, sk)
+	}
+	return fail("point webhook "+sk, err)
+}

@@ -1,0 +1,303 @@
+package events
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/messages"
+	"github.com/oklog/ulid/v2"
+)
+
+// Event types of contract section 11.
+const (
+	MessageCreated     = "message.created"
+	MessageTranslated  = "message.translated"
+	RoomCreated        = "room.created"
+	RoomGuestJoined    = "room.guest_joined"
+	RoomMessageCreated = "room.message_created"
+	RoomClosed         = "room.closed"
+)
+
+// Types lists every event type, the values an outbound webhook's events may
+// hold.
+var Types = []string{MessageCreated, MessageTranslated, RoomCreated, RoomGuestJoined, RoomMessageCreated, RoomClosed}
+
+// supportTypes are sent to every active support webhook.
+var supportTypes = []string{RoomCreated, RoomGuestJoined, RoomMessageCreated, RoomClosed}
+
+// Valid reports whether t is an event type.
+func Valid(t string) bool { return slices.Contains(Types, t) }
+
+// Webhook kinds.
+const (
+	KindOutbound = "outbound"
+	KindSupport  = "support"
+)
+
+// Webhook is what deciding the recipients of an event needs of a webhook.
+type Webhook struct {
+	ID   string
+	Kind string
+	// Key is the webhook item's sort key in its workspace.
+	Key    string
+	Active bool
+	// Events are an outbound webhook's subscriptions.
+	Events []string
+}
+
+// Receives reports whether w is sent an event of type t: an active
+// outbound webhook subscribed to t (room.message_created goes to support
+// webhooks only), or an active support webhook for the room events.
+func (w Webhook) Receives(t string) bool {
+	if !w.Active {
+		return false
+	}
+	switch w.Kind {
+	case KindOutbound:
+		return t != RoomMessageCreated && slices.Contains(w.Events, t)
+	case KindSupport:
+		return slices.Contains(supportTypes, t)
+	}
+	return false
+}
+
+// Recipients returns the webhooks among hooks that receive an event of
+// type t, in order.
+func Recipients(t string, hooks []Webhook) []Webhook {
+	var out []Webhook
+	for _, w := range hooks {
+		if w.Receives(t) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Event is one event, before encoding.
+type Event struct {
+	ID          string
+	Type        string
+	WorkspaceID string
+	CreatedAt   time.Time
+	Data        any
+}
+
+// Author is a message's author as events show it.
+type Author struct {
+	Type      string  `json:"type"`
+	ID        string  `json:"id"`
+	Name      string  `json:"name"`
+	AvatarURL *string `json:"avatar_url"`
+}
+
+// Message is the data of message.created, and with Translations of
+// message.translated.
+type Message struct {
+	ID              string            `json:"id"`
+	WorkspaceID     string            `json:"workspace_id"`
+	ChannelID       string            `json:"channel_id"`
+	Author          Author            `json:"author"`
+	Content         string            `json:"content"`
+	Language        string            `json:"language"`
+	SkipTranslation bool              `json:"skip_translation"`
+	CreatedAt       string            `json:"created_at"`
+	Translations    map[string]string `json:"translations,omitempty"`
+	// Truncated says content (or a translation) was cut to fit the
+	// envelope's cap.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// Room is a Temporary Room as section 9 shows it.
+type Room struct {
+	RoomID      string `json:"room_id"`
+	WorkspaceID string `json:"workspace_id"`
+	ChannelID   string `json:"channel_id"`
+	Name        string `json:"name"`
+	Status      string `json:"status"`
+	ExpiresAt   string `json:"expires_at"`
+	CreatedAt   string `json:"created_at"`
+	JoinPath    string `json:"join_path"`
+}
+
+// Guest is a guest as events show it: never a token.
+type Guest struct {
+	ID                string `json:"id"`
+	Nickname          string `json:"nickname"`
+	PreferredLanguage string `json:"preferred_language"`
+}
+
+// GuestJoined is the data of room.guest_joined.
+type GuestJoined struct {
+	Room  Room  `json:"room"`
+	Guest Guest `json:"guest"`
+}
+
+// RoomMessage is the data of room.message_created.
+type RoomMessage struct {
+	Room    Room    `json:"room"`
+	Message Message `json:"message"`
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// MessageOf returns the event view of m.
+func MessageOf(m chat.Message) Message {
+	a := Author{Type: m.Author.Type, ID: m.Author.ID, Name: m.Author.Name}
+	if m.Author.AvatarURL != "" {
+		a.AvatarURL = &m.Author.AvatarURL
+	}
+	return Message{ID: m.ID, WorkspaceID: m.WorkspaceID, ChannelID: m.ChannelID, Author: a, Content: m.Content,
+		Language: m.SourceLanguage, SkipTranslation: m.SkipTranslation, CreatedAt: stamp(m.CreatedAt)}
+}
+
+// RoomOf returns the section 9 view of r at now: an active room past its
+// expiry is "expired".
+func RoomOf(r chat.Room, created, now time.Time) Room {
+	st := r.Status
+	if st == chat.RoomActive && !now.Before(r.ExpiresAt) {
+		st = "expired"
+	}
+	return Room{RoomID: r.ID, WorkspaceID: r.WorkspaceID, ChannelID: r.ChannelID, Name: r.Name, Status: st,
+		ExpiresAt: stamp(r.ExpiresAt), CreatedAt: stamp(created), JoinPath: "/api/v1/external/rooms/" + r.ID + "/guests"}
+}
+
+// DeriveID returns a ULID timed at t whose random part is a digest of
+// parts, so that the same event or delivery always gets the same id (the
+// relay may read a stream record more than once).
+func DeriveID(t time.Time, parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s;", len(p), p)
+	}
+	var id ulid.ULID
+	if err := id.SetTime(ulid.Timestamp(t)); err != nil {
+		_ = id.SetTime(0)
+	}
+	copy(id[6:], h.Sum(nil))
+	return id.String()
+}
+
+// DeliveryID is the delivery id (X-Service-Delivery) of event to webhook:
+// the same on every attempt and every fan-out of the event.
+func DeliveryID(ev Event, webhookID string) string {
+	return DeriveID(ev.CreatedAt, "delivery", ev.ID, webhookID)
+}
+
+// MaxBytes caps an encoded envelope: 256 KiB less room for the queue
+// message's attributes, so that an envelope always fits one SQS message.
+const MaxBytes = 256<<10 - 2048
+
+type envelope struct {
+	ID          string `json:"id"`
+	Type        string `json:"type"`
+	CreatedAt   string `json:"created_at"`
+	WorkspaceID string `json:"workspace_id"`
+	Data        any    `json:"data"`
+}
+
+// Encode returns the envelope of ev as sent: JSON whose every character
+// SQS accepts (others are written as \u escapes, which mean the same), at
+// most MaxBytes. A message whose content or translations would pass it is
+// cut, at a character boundary, to the longest that fits, and flagged
+// "truncated": true.
+func Encode(ev Event) ([]byte, error) {
+	b, err := encode(ev)
+	if err != nil || len(b) <= MaxBytes {
+		return b, err
+	}
+	msg := messageIn(&ev)
+	if msg == nil {
+		return nil, fmt.Errorf("events: %s %s: %d bytes, more than %d", ev.Type, ev.ID, len(b), MaxBytes)
+	}
+	orig := *msg
+	longest := utf8.RuneCountInString(orig.Content)
+	for _, t := range orig.Translations {
+		longest = max(longest, utf8.RuneCountInString(t))
+	}
+	cut := func(n int) []byte {
+		m := orig
+		m.Truncated = true
+		m.Content = prefix(orig.Content, n)
+		if orig.Translations != nil {
+			m.Translations = make(map[string]string, len(orig.Translations))
+			for k, v := range orig.Translations {
+				m.Translations[k] = prefix(v, n)
+			}
+		}
+		*msg = m
+		out, _ := encode(ev)
+		return out
+	}
+	lo, hi := 0, longest // cut(lo) fits, once checked
+	if out := cut(0); len(out) > MaxBytes {
+		return nil, fmt.Errorf("events: %s %s: %d bytes with no content, more than %d", ev.Type, ev.ID, len(out), MaxBytes)
+	}
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if len(cut(mid)) <= MaxBytes {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return cut(lo), nil
+}
+
+func messageIn(ev *Event) *Message {
+	switch d := ev.Data.(type) {
+	case Message:
+		ev.Data = &d
+		return &d
+	case *Message:
+		return d
+	case RoomMessage:
+		ev.Data = &d
+		return &d.Message
+	case *RoomMessage:
+		return &d.Message
+	}
+	return nil
+}
+
+func prefix(s string, n int) string {
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}
+
+func encode(ev Event) ([]byte, error) {
+	b, err := json.Marshal(envelope{ID: ev.ID, Type: ev.Type, CreatedAt: stamp(ev.CreatedAt), WorkspaceID: ev.WorkspaceID, Data: ev.Data})
+	if err != nil {
+		return nil, fmt.Errorf("events: encode %s: %w", ev.Type, err)
+	}
+	return queueSafe(b), nil
+}
+
+// queueSafe escapes the characters SQS refuses. JSON's structure is ASCII,
+// so such a character can only be inside a string, where \uXXXX means it.
+func queueSafe(b []byte) []byte {
+	if !bytes.ContainsFunc(b, func(r rune) bool { return !messages.QueueSafe(r) }) {
+		return b
+	}
+	var sb strings.Builder
+	for _, r := range string(b) {
+		if messages.QueueSafe(r) {
+			sb.WriteRune(r)
+			continue
+		}
+		fmt.Fprintf(&sb, `\u%04x`, r)
+	}
+	return []byte(sb.String())
+}

@@ -1,0 +1,112 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/workspaces"
+)
+
+// DeliveryLog lists a webhook's deliveries, newest first.
+type DeliveryLog interface {
+	ListDeliveries(ctx context.Context, workspaceID, webhookID, after string, limit int) (chat.Page[delivery.Record], error)
+}
+
+// Redeliverer queues a new attempt of a delivery (delivery.Redeliverer).
+type Redeliverer interface {
+	Redeliver(ctx context.Context, workspaceID, kind, webhookID, deliveryID string) error
+}
+
+// deliveryView is a delivery log item (contract section 11): never a
+// secret or a signature.
+type deliveryView struct {
+	ID             string  `json:"id"`
+	EventID        string  `json:"event_id"`
+	EventType      string  `json:"event_type"`
+	Status         string  `json:"status"`
+	Attempts       int     `json:"attempts"`
+	LastAttemptAt  *string `json:"last_attempt_at"`
+	NextAttemptAt  *string `json:"next_attempt_at"`
+	ResponseStatus *int    `json:"response_status"`
+	Error          *string `json:"error"`
+	DurationMS     *int64  `json:"duration_ms"`
+	CreatedAt      string  `json:"created_at"`
+}
+
+func deliveryViewOf(d delivery.Record) deliveryView {
+	v := deliveryView{ID: d.ID, EventID: d.EventID, EventType: d.EventType, Status: d.Status, Attempts: d.Attempts,
+		CreatedAt: chat.FormatTime(d.CreatedAt)}
+	if !d.LastAttemptAt.IsZero() {
+		s := chat.FormatTime(d.LastAttemptAt)
+		v.LastAttemptAt = &s
+		v.DurationMS = &d.DurationMS
+	}
+	if !d.NextAttemptAt.IsZero() {
+		s := chat.FormatTime(d.NextAttemptAt)
+		v.NextAttemptAt = &s
+	}
+	if d.ResponseStatus != 0 {
+		v.ResponseStatus = &d.ResponseStatus
+	}
+	if d.Error != "" {
+		v.Error = &d.Error
+	}
+	return v
+}
+
+// DeliveriesHandler serves GET .../outbound-webhooks/{id}/deliveries and
+// .../support-webhooks/{id}/deliveries (contract section 11) for kind:
+// the webhook's delivery log, newest first. A webhook id that is not one
+// gets 404; a deleted webhook's log stays readable.
+func DeliveriesHandler(auth Authorizer, kind string, log DeliveryLog, codec *cursor.Codec) http.Handler {
+	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		id := r.PathValue("id")
+		if !chat.ValidID(id) {
+			Error(w, r, chat.Errorf(chat.ENotFound, "no webhook %q", id))
+			return
+		}
+		paging, err := ReadPaging(r, codec, "deliveries:"+kind+":"+p.WorkspaceID+":"+id)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		page, err := log.ListDeliveries(r.Context(), p.WorkspaceID, id, paging.After, paging.Limit)
+		if err != nil {
+			Error(w, r, err)
+			return
+		}
+		views := make([]deliveryView, 0, len(page.Items))
+		for _, d := range page.Items {
+			views = append(views, deliveryViewOf(d))
+		}
+		WritePage(w, r, paging, views, page)
+	})
+}
+
+// RedeliverHandler serves POST .../{kind}-webhooks/{id}/deliveries/
+// {delivery_id}/redeliver (contract section 11, admin): 202 once a new
+// attempt of the delivery is queued. A body, if any, is ignored.
+func RedeliverHandler(auth Authorizer, kind string, svc Redeliverer) http.Handler {
+	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		if !p.IsAdmin() {
+			Error(w, r, workspaces.ErrForbidden())
+			return
+		}
+		if err := svc.Redeliver(r.Context(), p.WorkspaceID, kind, r.PathValue("id"), r.PathValue("delivery_id")); err != nil {
+			Error(w, r, err)
+			return
+		}
+		JSON(w, http.StatusAccepted, struct {
+			Data struct {
+				ID     string `json:"id"`
+				Status string `json:"status"`
+			} `json:"data"`
+		}{Data: struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		}{ID: r.PathValue("delivery_id"), Status: delivery.StatusPending}})
+	})
+}

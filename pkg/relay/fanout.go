@@ -1,0 +1,211 @@
+package relay
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/events"
+)
+
+// EventStore reads what events need and keeps their envelopes for
+// redelivery.
+type EventStore interface {
+	EventWebhooks(ctx context.Context, workspaceID string) ([]events.Webhook, error)
+	EventRoom(ctx context.Context, roomID string) (chat.Room, time.Time, error)
+	GuestRoomID(ctx context.Context, channelID, guestID string) (string, error)
+	EventTranslations(ctx context.Context, messageID string) (map[string]string, error)
+	PutEvents(ctx context.Context, evs []events.Event, bodies [][]byte) error
+}
+
+// DeliverySender puts deliveries on the delivery queue.
+type DeliverySender interface {
+	// SendDeliveries sends ds, ten a call where they fit, and returns the
+	// indexes of those not sent.
+	SendDeliveries(ctx context.Context, ds []events.Delivery) (failed []int, err error)
+}
+
+// Fanout turns the stream's changes into events and queues one delivery
+// per event and receiving webhook.
+type Fanout struct {
+	Store EventStore
+	Queue DeliverySender
+	Now   func() time.Time
+}
+
+// ChangeEntry is one stream record that reports an event.
+type ChangeEntry struct {
+	// ID identifies the record (its sequence number).
+	ID     string
+	Change dynamo.Change
+	// At is the record's approximate creation time: the time of events
+	// whose item carries none (room.closed).
+	At time.Time
+}
+
+func (f *Fanout) now() time.Time {
+	if f.Now != nil {
+		return f.Now()
+	}
+	return time.Now()
+}
+
+// Send fans the entries' events out and returns the ids of the entries to
+// retry: nothing of an entry is lost when any of its events could not be
+// queued (a retried entry queues the same delivery ids again, which
+// receivers dedupe).
+func (f *Fanout) Send(ctx context.Context, entries []ChangeEntry) []string {
+	hooks := map[string][]events.Webhook{}
+	failed := map[string]bool{}
+	// A batch may report one event twice (two MODIFYs of a translated
+	// message): BatchWriteItem refuses duplicate keys, and the retried
+	// first record queues it anyway.
+	seen := map[string]bool{}
+	var (
+		evs    []events.Event
+		bodies [][]byte
+		owner  []string
+		ds     []events.Delivery
+		dOwner []string
+	)
+	for _, e := range entries {
+		ws := workspaceOf(e.Change)
+		hs, ok := hooks[ws]
+		if !ok {
+			var err error
+			if hs, err = f.Store.EventWebhooks(ctx, ws); err != nil {
+				slog.WarnContext(ctx, "relay: event webhooks", "workspace_id", ws, "error", err.Error())
+				failed[e.ID] = true
+				continue
+			}
+			hooks[ws] = hs
+		}
+		list, err := f.events(ctx, e, hs)
+		if err != nil {
+			slog.WarnContext(ctx, "relay: build events", "sequence_number", e.ID, "error", err.Error())
+			failed[e.ID] = true
+			continue
+		}
+		for _, ev := range list {
+			if seen[ev.ID] {
+				continue
+			}
+			seen[ev.ID] = true
+			body, err := events.Encode(ev)
+			if err != nil { // no message is that large: log, never block the shard
+				slog.ErrorContext(ctx, "relay: event not encodable; dropped", "event_id", ev.ID, "type", ev.Type, "error", err.Error())
+				continue
+			}
+			evs, bodies, owner = append(evs, ev), append(bodies, body), append(owner, e.ID)
+			for _, d := range events.Deliveries(ev, body, hs, ev.WorkspaceID) {
+				ds, dOwner = append(ds, d), append(dOwner, e.ID)
+			}
+		}
+	}
+	if len(evs) > 0 {
+		if err := f.Store.PutEvents(ctx, evs, bodies); err != nil {
+			slog.WarnContext(ctx, "relay: put events", "events", len(evs), "error", err.Error())
+			for _, id := range owner {
+				failed[id] = true
+			}
+			ds = nil
+		}
+	}
+	if len(ds) > 0 {
+		idx, err := f.Queue.SendDeliveries(ctx, ds)
+		if err != nil {
+			slog.WarnContext(ctx, "relay: send deliveries", "deliveries", len(ds), "error", err.Error())
+		}
+		for _, i := range idx {
+			failed[dOwner[i]] = true
+		}
+	}
+	var out []string
+	for _, e := range entries {
+		if failed[e.ID] {
+			out = append(out, e.ID)
+			delete(failed, e.ID)
+		}
+	}
+	return out
+}
+
+func workspaceOf(c dynamo.Change) string {
+	switch c.Kind {
+	case dynamo.ChangeMessage, dynamo.ChangeTranslated:
+		return c.Message.WorkspaceID
+	case dynamo.ChangeGuest:
+		return c.Guest.WorkspaceID
+	}
+	return c.Room.WorkspaceID
+}
+
+func anyReceives(t string, hs []events.Webhook) bool { return len(events.Recipients(t, hs)) > 0 }
+
+// events returns the events of one change that some webhook receives; it
+// reads only what those need.
+func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook) ([]events.Event, error) {
+	c := e.Change
+	now := f.now()
+	mk := func(t string, at time.Time, ws string, data any, key ...string) events.Event {
+		return events.Event{ID: events.DeriveID(at, append([]string{t}, key...)...), Type: t, WorkspaceID: ws, CreatedAt: at, Data: data}
+	}
+	var out []events.Event
+	switch c.Kind {
+	case dynamo.ChangeMessage:
+		m := c.Message
+		if anyReceives(events.MessageCreated, hs) {
+			out = append(out, mk(events.MessageCreated, m.CreatedAt, m.WorkspaceID, events.MessageOf(m), m.ID))
+		}
+		if m.Author.Type == chat.AuthorGuest && anyReceives(events.RoomMessageCreated, hs) {
+			roomID, err := f.Store.GuestRoomID(ctx, m.ChannelID, m.Author.ID)
+			if chat.ErrorCode(err) == chat.ENotFound {
+				slog.WarnContext(ctx, "relay: guest message without a room; room.message_created not sent", "message_id", m.ID)
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			r, created, err := f.Store.EventRoom(ctx, roomID)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, mk(events.RoomMessageCreated, m.CreatedAt, m.WorkspaceID,
+				events.RoomMessage{Room: events.RoomOf(r, created, now), Message: events.MessageOf(m)}, m.ID))
+		}
+	case dynamo.ChangeTranslated:
+		m := c.Message
+		if !anyReceives(events.MessageTranslated, hs) {
+			break
+		}
+		tr, err := f.Store.EventTranslations(ctx, m.ID)
+		if err != nil {
+			return nil, err
+		}
+		data := events.MessageOf(m)
+		data.Translations = tr
+		out = append(out, mk(events.MessageTranslated, c.TranslatedAt, m.WorkspaceID, data, m.ID))
+	case dynamo.ChangeRoom:
+		if anyReceives(events.RoomCreated, hs) {
+			out = append(out, mk(events.RoomCreated, c.RoomCreated, c.Room.WorkspaceID, events.RoomOf(c.Room, c.RoomCreated, now), c.Room.ID))
+		}
+	case dynamo.ChangeRoomClosed:
+		if anyReceives(events.RoomClosed, hs) {
+			out = append(out, mk(events.RoomClosed, e.At, c.Room.WorkspaceID, events.RoomOf(c.Room, c.RoomCreated, now), c.Room.ID))
+		}
+	case dynamo.ChangeGuest:
+		g := c.Guest
+		if !anyReceives(events.RoomGuestJoined, hs) {
+			break
+		}
+		r, created, err := f.Store.EventRoom(ctx, g.RoomID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, mk(events.RoomGuestJoined, g.UpdatedAt, g.WorkspaceID, events.GuestJoined{Room: events.RoomOf(r, created, now),
+			Guest: events.Guest{ID: g.ID, Nickname: g.Nickname, PreferredLanguage: g.PreferredLanguage}}, g.ID, g.UpdatedAt.String()))
+	}
+	return out, nil
+}
