@@ -197,7 +197,7 @@ func TestOversizedPushIsANotice(t *testing.T) {
 		content string
 		want    string
 	}{
-		{strings.Repeat("<", 10000), `"type":"message","data"`},  // 120 KB: fits
+		{strings.Repeat("<", 10000), `"type":"message","data"`},    // 120 KB: fits
 		{strings.Repeat("<", 11000), `"type":"message.too_large"`}, // 132 KB: does not
 		{strings.Repeat("\u2028", 40000), `"type":"message.too_large"`},
 	} {
