@@ -125,4 +125,3 @@ func (h *Route) refuse(ctx context.Context, id, code, message string) {
 		slog.WarnContext(ctx, "realtime: close", "connection", id, "error", err.Error())
 	}
 }
-
