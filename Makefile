@@ -47,6 +47,8 @@ FUNCTIONS := \
 	OutboxRelayFunction:outbox-relay \
 	TranslateFunction:translate \
 	TranslationSweepFunction:translation-sweep \
+	RealtimeFunction:realtime \
+	RealtimePushFunction:realtime-push \
 	FallbackFunction:fallback
 
 # dir_of is the functions/ directory of LogicalId $(1), from FUNCTIONS.

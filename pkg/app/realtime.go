@@ -2,8 +2,11 @@ package app
 
 import (
 	"context"
+	"os"
 
+	"github.com/aws/aws-sdk-go-v2/service/apigatewaymanagementapi"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
+	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/chatbridge/chat/pkg/rooms"
@@ -38,11 +41,20 @@ func (a *App) RealtimePush(sender realtime.Sender) *wsapi.Push {
 
 // RealtimeFromEnv builds the App and the Management API client of a
 // realtime function: TABLE_NAME and WEBSOCKET_MANAGEMENT_ENDPOINT are
-// required.
+// required, the latter unless AWS_ENDPOINT_URL points every client at a
+// local stack (whose Management API the SDK then calls).
 func RealtimeFromEnv(ctx context.Context) (*App, *apigwmanagement.Client, error) {
-	a, env, err := FromEnv(ctx, apigwmanagement.EnvEndpoint)
+	var extra []string
+	if os.Getenv(awsenv.EnvEndpoint) == "" {
+		extra = append(extra, apigwmanagement.EnvEndpoint)
+	}
+	a, _, err := FromEnv(ctx, extra...)
 	if err != nil {
 		return nil, nil, err
 	}
-	return a, apigwmanagement.NewFromConfig(a.AWS, env[apigwmanagement.EnvEndpoint]), nil
+	endpoint := os.Getenv(apigwmanagement.EnvEndpoint)
+	if endpoint == "" {
+		return a, apigwmanagement.New(apigatewaymanagementapi.NewFromConfig(a.AWS)), nil
+	}
+	return a, apigwmanagement.NewFromConfig(a.AWS, endpoint), nil
 }
