@@ -49,6 +49,7 @@ FUNCTIONS := \
 	TranslationSweepFunction:translation-sweep \
 	RealtimeFunction:realtime \
 	RealtimePushFunction:realtime-push \
+	GuestPageFunction:guest-page \
 	FallbackFunction:fallback
 
 # dir_of is the functions/ directory of LogicalId $(1), from FUNCTIONS.

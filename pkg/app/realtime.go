@@ -19,6 +19,11 @@ const (
 	RealtimePushFunction = "RealtimePushFunction"
 )
 
+// EnvRealtimeURL names the realtime API's URL (wss://...) in the guest
+// page function's environment; unset, the page connects to its own
+// origin's /realtime (chatctl serve).
+const EnvRealtimeURL = "REALTIME_URL"
+
 // RealtimeRoute is RealtimeFunction's handler (the WebSocket API's
 // $default route), answering through sender.
 func (a *App) RealtimeRoute(sender realtime.Sender) *wsapi.Route {

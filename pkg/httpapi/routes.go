@@ -49,6 +49,9 @@ var Routes = []Route{
 	{"DeleteSupportWebhookFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}"},
 	{"RotateSupportWebhookSecretFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/rotate-secret"},
 	{"ListAuditEventsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/audit-events"},
+	// The guest page and its static files (contract section 12).
+	{GuestPageFunction, http.MethodGet, "/rooms/{room_id}"},
+	{GuestPageFunction, http.MethodGet, "/assets/{file}"},
 }
 
 // FallbackFunction serves API Gateway's $default route: JSON 404 and 405
