@@ -26,12 +26,13 @@ const EnvRealtimeURL = "REALTIME_URL"
 
 // RealtimeRoute is RealtimeFunction's handler (the WebSocket API's
 // $default route), answering through sender.
-func (a *App) RealtimeRoute(sender realtime.Sender) *wsapi.Route {
+func (a *App) RealtimeRoute(sender *apigwmanagement.Client) *wsapi.Route {
 	return &wsapi.Route{Sender: sender, Subscriber: &realtime.Subscriber{
 		Sessions: a.Store,
 		Guests:   &rooms.GuestAuth{Sessions: a.Store, Now: a.Now},
 		Members:  a.auth(),
 		Store:    a.Store,
+		Probe:    sender.Alive,
 		Now:      a.Now,
 	}}
 }

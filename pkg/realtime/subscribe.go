@@ -45,7 +45,13 @@ type Subscriber struct {
 	Guests   GuestAuthenticator
 	Members  MemberAuthorizer
 	Store    ConnectionStore
-	Now      chat.Clock
+	// Probe, when set, tells whether a connection still exists (the
+	// Management API's GetConnection). The template has no $disconnect
+	// route, so a closed connection keeps its item until a push meets its
+	// 410 or its TTL: before refusing a member at MaxPerMember, the
+	// member's counted connections are probed and the gone ones dropped.
+	Probe func(ctx context.Context, connectionID string) (bool, error)
+	Now   chat.Clock
 }
 
 // ErrTooManyConnections answers a subscribe past MaxPerRoom or
@@ -108,7 +114,8 @@ func (s *Subscriber) Subscribe(ctx context.Context, connectionID string, req Sub
 	if err != nil {
 		return Subscribed{}, err
 	}
-	room, member := 0, 0
+	room := 0
+	var member []Connection
 	for _, e := range existing {
 		if e.ID == c.ID {
 			continue // a re-subscribe replaces its own item
@@ -117,19 +124,37 @@ func (s *Subscriber) Subscribe(ctx context.Context, connectionID string, req Sub
 			room++
 		}
 		if c.Kind == KindMember && e.Kind == KindMember && e.SubjectID == c.SubjectID {
-			member++
+			member = append(member, e)
 		}
+	}
+	if len(member) >= MaxPerMember && s.Probe != nil {
+		member = s.dropGone(ctx, member)
 	}
 	switch {
 	case c.Kind == KindGuest && room >= MaxPerRoom:
 		return Subscribed{}, ErrTooManyConnections(MaxPerRoom, "room")
-	case c.Kind == KindMember && member >= MaxPerMember:
+	case c.Kind == KindMember && len(member) >= MaxPerMember:
 		return Subscribed{}, ErrTooManyConnections(MaxPerMember, "member")
 	}
 	if err := s.Store.PutConnection(ctx, c); err != nil {
 		return Subscribed{}, err
 	}
 	return Subscribed{Connection: c}, nil
+}
+
+// dropGone returns the connections of conns that still exist, deleting the
+// items of the others. A probe that fails counts the connection as live.
+func (s *Subscriber) dropGone(ctx context.Context, conns []Connection) []Connection {
+	live := conns[:0:0]
+	for _, c := range conns {
+		ok, err := s.Probe(ctx, c.ID)
+		if err != nil || ok {
+			live = append(live, c)
+			continue
+		}
+		_ = s.Store.DeleteConnection(ctx, c.ChannelID, c.ID)
+	}
+	return live
 }
 
 func earliest(t time.Time, others ...time.Time) time.Time {

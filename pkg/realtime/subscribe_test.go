@@ -3,6 +3,7 @@ package realtime_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +70,7 @@ func TestSubscribe(t *testing.T) {
 		{"member", "abc=", realtime.SubscribeRequest{Token: token, WorkspaceID: wsID, ChannelID: chanID}, memberConns(realtime.MaxPerMember - 1), nil, ""},
 		{"member past the limit", "abc=", realtime.SubscribeRequest{Token: token, WorkspaceID: wsID, ChannelID: chanID}, memberConns(realtime.MaxPerMember), nil, chat.EQuotaExceeded},
 		{"member re-subscribing the same connection", "m0", realtime.SubscribeRequest{Token: token, WorkspaceID: wsID, ChannelID: chanID}, memberConns(realtime.MaxPerMember), nil, ""},
+		{"member past the limit, one of them gone", "abc=", realtime.SubscribeRequest{Token: token, WorkspaceID: wsID, ChannelID: chanID}, memberConns(realtime.MaxPerMember), nil, ""},
 		{"member of another channel", "abc=", realtime.SubscribeRequest{Token: token, WorkspaceID: wsID, ChannelID: "01JCHAN0000000000000000009"}, nil, nil, chat.EForbidden},
 		{"member of another workspace", "abc=", realtime.SubscribeRequest{Token: token, WorkspaceID: wsID, ChannelID: chanID}, nil, workspaces.ErrForbidden(), chat.EForbidden},
 	} {
@@ -87,9 +89,15 @@ func TestSubscribe(t *testing.T) {
 				}),
 				Store: store, Now: func() time.Time { return t0 },
 			}
+			if strings.Contains(tc.name, "gone") {
+				s.Probe = func(_ context.Context, id string) (bool, error) { return id != "m3", nil }
+			}
 			got, err := s.Subscribe(context.Background(), tc.conn, tc.req)
 			if code := chat.ErrorCode(err); (err == nil) != (tc.want == "") || (err != nil && code != tc.want) {
 				t.Fatalf("got %v (%s), want %q", err, code, tc.want)
+			}
+			if strings.Contains(tc.name, "gone") && fmt.Sprint(store.deleted) != "[m3]" {
+				t.Fatalf("deleted %v, want the gone connection m3", store.deleted)
 			}
 			if tc.want != "" {
 				if len(store.put) != 0 {
