@@ -25,6 +25,7 @@ const (
 	demoWorkspace  = "01JD9N0V80G9T6DXN5EAY6K8H4"
 	demoSupport    = "01JD9N1048PXK951NGC7NEMZX9" // Ana (admin, es-ES) and Ben (en-US)
 	demoRoom       = "01JD9N113GQYDPWDARF68MKWR7" // active, on support
+	demoGeneral    = "01JD9N0Z50BAKDWE0FBRMSFD5P" // all three users
 	demoWebhook    = "01JD9N1418BBS5R9EJ3SKBVPMA"
 	demoWebhookKey = "whsec_demo_ci_bot_secret"
 )
@@ -63,7 +64,10 @@ func startRealtimeServer(t *testing.T) *realtimeServer {
 
 func (s *realtimeServer) do(t *testing.T, method, path string, body any, header ...string) (int, map[string]any) {
 	t.Helper()
-	b, _ := json.Marshal(body)
+	b, ok := body.([]byte) // raw JSON, as sent
+	if !ok {
+		b, _ = json.Marshal(body)
+	}
 	req, _ := http.NewRequest(method, s.URL+path, bytes.NewReader(b))
 	req.Header.Set("Content-Type", "application/json")
 	for i := 0; i+1 < len(header); i += 2 {
@@ -214,6 +218,52 @@ func TestRealtimeThroughServe(t *testing.T) {
 		t.Fatalf("pushed view %s, listed %s", pushedView, listed)
 	}
 
+	// The worst content: 40,000 '<' escape to 240,000 bytes of JSON, twice
+	// in a view, past API Gateway's 128 KB: each reader is told the id and
+	// reads it over HTTP.
+	status, body = s.do(t, "POST", "/webhooks/"+demoWebhook+"/messages", []byte(`{"content":"`+strings.Repeat("<", 40000)+`","channel_id":"`+demoSupport+`"}`),
+		"X-Service-Webhook-Secret", demoWebhookKey)
+	if status != 202 {
+		t.Fatalf("webhook post of 40,000 '<': %d %v", status, body)
+	}
+	for _, c := range []*client{guest, member} {
+		if got := c.next(); got["type"] != "message.too_large" || got["id"] == "" {
+			t.Fatalf("oversized push: %v, want message.too_large with the id", got)
+		}
+	}
+
+	// A guest of another room on another channel hears nothing of this one.
+	status, body = s.do(t, "POST", "/api/v1/workspaces/"+demoWorkspace+"/rooms", map[string]string{
+		"channel_id": demoGeneral, "name": "Other room", "expires_at": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)},
+		"Authorization", "Bearer wsk_demo_ana_token")
+	otherRoom, _ := body["data"].(map[string]any)["room_id"].(string)
+	if status != 201 || otherRoom == "" {
+		t.Fatalf("create room: %d %v", status, body)
+	}
+	status, body = s.do(t, "POST", "/api/v1/external/rooms/"+otherRoom+"/guests", map[string]string{"nickname": "Otto", "preferred_language": "de"})
+	if status != 201 {
+		t.Fatalf("join the other room: %d %v", status, body)
+	}
+	otherToken := body["data"].(map[string]any)["session"].(map[string]any)["token"].(string)
+	other := s.dial(t)
+	if got := other.subscribe(map[string]string{"token": otherToken}); got["type"] != "subscribed" || got["room_id"] != otherRoom {
+		t.Fatalf("other room's guest: %v", got)
+	}
+	if status, _ := s.do(t, "POST", "/webhooks/"+demoWebhook+"/messages", map[string]string{"content": "Support only", "channel_id": demoSupport},
+		"X-Service-Webhook-Secret", demoWebhookKey); status != 202 {
+		t.Fatalf("post: %d", status)
+	}
+	if got := member.next(); got["type"] != "message" {
+		t.Fatalf("member: %v", got)
+	}
+	if got := guest.next(); got["type"] != "message" {
+		t.Fatalf("guest: %v", got)
+	}
+	other.send(map[string]string{"action": "ping"})
+	if got := other.next(); got["type"] != "pong" {
+		t.Fatalf("the other room's guest got %v before its pong, want nothing of the support channel", got)
+	}
+
 	// Refusals: each answers its code, then the connection is closed.
 	for _, tc := range []struct {
 		name string
@@ -223,6 +273,7 @@ func TestRealtimeThroughServe(t *testing.T) {
 		{"unknown guest token", map[string]string{"token": "gst_not_a_real_token_0000000000"}, chat.EUnauthenticated},
 		{"empty token", map[string]string{"token": ""}, chat.EUnauthenticated},
 		{"member of another channel", map[string]string{"token": "wsk_demo_chloe_token", "workspace_id": demoWorkspace, "channel_id": demoSupport}, chat.EForbidden},
+		{"guest token used as a member's", map[string]string{"token": guestToken, "workspace_id": demoWorkspace, "channel_id": demoSupport}, chat.EUnauthenticated},
 		{"token of another workspace", map[string]string{"token": "wsk_demo_ben_token", "workspace_id": "01JD9N0V80G9T6DXN5EAY6K8H5", "channel_id": demoSupport}, chat.EForbidden},
 	} {
 		c := s.dial(t)
