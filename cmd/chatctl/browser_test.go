@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,7 +15,9 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -27,6 +30,8 @@ type browser struct {
 	origin  string
 	mu      sync.Mutex
 	foreign []string
+	// problems are script exceptions and Content-Security-Policy reports.
+	problems []string
 }
 
 func newBrowser(t *testing.T, origin string) *browser {
@@ -102,18 +107,33 @@ func (b *browser) tab(width, height int64) context.Context {
 			b.note(e.Request.URL)
 		case *network.EventWebSocketCreated:
 			b.note(e.URL)
+		case *runtime.EventExceptionThrown:
+			b.problem("exception: " + e.ExceptionDetails.Error())
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Source == cdplog.SourceSecurity || strings.Contains(e.Entry.Text, "Content Security Policy") {
+				b.problem("CSP: " + e.Entry.Text)
+			}
 		}
 	})
-	if err := chromedp.Run(ctx, network.Enable(), fetch.Enable(), chromedp.EmulateViewport(width, height)); err != nil {
+	if err := chromedp.Run(ctx, network.Enable(), fetch.Enable(), cdplog.Enable(), runtime.Enable(), chromedp.EmulateViewport(width, height)); err != nil {
 		b.t.Fatalf("start chromium: %v", err)
 	}
 	return ctx
+}
+
+func (b *browser) problem(p string) {
+	b.mu.Lock()
+	b.problems = append(b.problems, p)
+	b.mu.Unlock()
 }
 
 func (b *browser) check() {
 	b.t.Helper()
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if len(b.problems) > 0 {
+		b.t.Fatalf("the pages reported: %v", b.problems)
+	}
 	if len(b.foreign) > 0 {
 		b.t.Fatalf("the browser tried to load from outside the test server: %v", b.foreign)
 	}
@@ -254,4 +274,20 @@ func TestGuestPageInChromium(t *testing.T) {
 		t.Fatalf("storage/cookies/query: %q, want nothing kept", stored)
 	}
 	b.check()
+	// The policy is enforced, and the watch above sees it: an image from a
+	// data: URL (img-src 'self' only) is refused and reported.
+	runIn(t, guests[0].tab, "inject an image", chromedp.Evaluate(`document.body.appendChild(Object.assign(document.createElement("img"), {src: "data:image/gif;base64,R0lGODlhAQABAAAAACw="})) && true`, nil))
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		b.mu.Lock()
+		reported := len(b.problems) > 0 && strings.Contains(b.problems[0], "CSP")
+		b.mu.Unlock()
+		if reported {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a data: image loaded without a Content-Security-Policy report")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
