@@ -248,8 +248,13 @@ func (g *Gateway) Management() http.Handler {
 			}
 			w.WriteHeader(http.StatusOK)
 		case http.MethodDelete:
-			c.ws.Close(websocket.StatusNormalClosure, "")
-			c.cancel()
+			// As API Gateway does, answer at once; the closing handshake
+			// waits for the client.
+			go func() {
+				c.ws.Close(websocket.StatusNormalClosure, "")
+				c.cancel()
+			}()
+			g.remove(c.id)
 			w.WriteHeader(http.StatusNoContent)
 		case http.MethodGet:
 			w.Header().Set("Content-Type", "application/json")
