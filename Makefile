@@ -52,6 +52,9 @@ FUNCTIONS := \
 	ListSupportDeliveriesFunction:list-support-deliveries \
 	RedeliverOutboundFunction:redeliver-outbound \
 	RedeliverSupportFunction:redeliver-support \
+	RealtimeFunction:realtime \
+	RealtimePushFunction:realtime-push \
+	GuestPageFunction:guest-page \
 	FallbackFunction:fallback
 
 # dir_of is the functions/ directory of LogicalId $(1), from FUNCTIONS.

@@ -114,6 +114,13 @@ bin/chatctl post --webhook-url %s/webhooks/%s/messages \
   --signing-secret %s%s "Deployed version 2.3.1 to production."
 `, signed.BotName, base, signed.ID, signed.SigningSecret, channel)
 	}
+	if room != nil {
+		fmt.Fprintf(&b, `
+# The room's guest page: open it in a browser (two windows, two languages), join, and watch
+# steps 2 and 7 arrive live, each in its reader's language:
+#   %s/rooms/%s
+`, base, room.RoomID)
+	}
 	printMemberDemo(&b, base, ws, room, now)
 	fmt.Fprintln(&b)
 	_, _ = io.WriteString(w, b.String())

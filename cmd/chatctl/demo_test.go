@@ -39,6 +39,9 @@ func TestPrintDemoShowsTheGuestTheWebhookPost(t *testing.T) {
 	if !strings.Contains(out, "TOKEN=$(curl") || !strings.Contains(out, "content is Spanish") {
 		t.Fatalf("want the token kept in $TOKEN and the Spanish note:\n%s", out)
 	}
+	if !strings.Contains(out, "http://127.0.0.1:3000/rooms/"+room.RoomID+"\n") {
+		t.Fatalf("want the room's guest page URL:\n%s", out)
+	}
 	if !strings.Contains(out, "--channel "+room.ChannelID) {
 		t.Fatalf("want the signed post into the room's channel:\n%s", out)
 	}

@@ -149,12 +149,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Addr: addr, Handler: withOpenAPI(httpapi.Mux(handlers)), ReadHeaderTimeout: 10 * time.Second}
+	rt, err := startRealtime(workers, a, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, nil)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Addr: addr, Handler: withRealtime(withOpenAPI(httpapi.Mux(handlers)), rt), ReadHeaderTimeout: 10 * time.Second}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "chatctl: serving the API on http://%s (table %s), its OpenAPI document at http://%[1]s/openapi.yaml\n", ln.Addr(), a.Store.Table())
+	fmt.Fprintf(stderr, "chatctl: serving the realtime API on ws://%s%s (its Management API at %s)\n", ln.Addr(), realtimePath, rt.ManagementURL)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

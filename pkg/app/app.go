@@ -109,6 +109,7 @@ func (a *App) Handlers() (map[string]http.Handler, error) {
 		"CreateRoomFunction":           a.CreateRoomHandler(),
 		"ListRoomsFunction":            a.RoomsHandler(),
 		"CloseRoomFunction":            a.CloseRoomHandler(),
+		httpapi.GuestPageFunction:      httpapi.GuestPageHandler(os.Getenv(EnvRealtimeURL)),
 	}
 	if err := a.registeredHandlers(handlers); err != nil {
 		return nil, err

@@ -171,3 +171,7 @@ func decodeGuestMessage(obj Object) (string, error) {
 	}
 	return content, v.Err()
 }
+
+// EncodeMessageView is the JSON of a message view exactly as the API's
+// lists show it; the realtime push sends the same bytes.
+func EncodeMessageView(v rooms.MessageView) ([]byte, error) { return encodeMessageView(v) }

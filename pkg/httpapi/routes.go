@@ -53,6 +53,9 @@ var Routes = []Route{
 	{"ListSupportDeliveriesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries"},
 	{"RedeliverOutboundFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries/{delivery_id}/redeliver"},
 	{"RedeliverSupportFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries/{delivery_id}/redeliver"},
+	// The guest page and its static files (contract section 12).
+	{GuestPageFunction, http.MethodGet, "/rooms/{room_id}"},
+	{GuestPageFunction, http.MethodGet, "/assets/{file}"},
 }
 
 // FallbackFunction serves API Gateway's $default route: JSON 404 and 405

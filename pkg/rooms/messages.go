@@ -169,3 +169,9 @@ func pick(m chat.Message, tag string) (string, bool) {
 	}
 	return lang, true
 }
+
+// TranslationLanguage returns the language of m's stored translation that
+// a reader of tag sees (as ViewOf chooses it), and false when that reader
+// sees the original. The realtime push uses it to read one translation per
+// language, not per reader, and to tell when a reader's translation landed.
+func TranslationLanguage(m chat.Message, tag string) (string, bool) { return pick(m, tag) }

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/wiringtest"
+	"github.com/chatbridge/chat/pkg/apigwmanagement"
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/realtime"
+)
+
+func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
+
+// TestSampleEvent: the sample's INSERT then MODIFY (Spanish landing) of one
+// message, through the real handler: a Spanish reader's connection gets the
+// original, then the Spanish view; a gone connection loses its item.
+func TestSampleEvent(t *testing.T) {
+	wiringtest.Demo(t)
+	var mu sync.Mutex
+	var posts []string
+	mgmt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/gone") {
+			w.Header().Set("X-Amzn-ErrorType", "GoneException")
+			w.WriteHeader(http.StatusGone)
+			_, _ = w.Write([]byte(`{"message":""}`))
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		posts = append(posts, r.URL.Path+" "+string(b))
+		mu.Unlock()
+	}))
+	defer mgmt.Close()
+	t.Setenv(apigwmanagement.EnvEndpoint, mgmt.URL+"/live")
+	a, sender, err := app.RealtimeFromEnv(context.Background())
+	if err != nil {
+		t.Fatalf("handler: %v", err)
+	}
+	ctx := context.Background()
+	const channel, message = "01JD9N0Z50BAKDWE0FBRMSFD5P", "01JDA0000000000000000000MS"
+	for _, id := range []string{"reader", "gone"} {
+		if err := a.Store.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: id, Language: "es-ES", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Store.SaveTranslations(ctx, channel, message, []chat.Translation{{MessageID: message, Language: "es", Content: "La compilación pasó", SourceLanguage: "en", CreatedAt: time.Now()}}, false); err != nil {
+		t.Fatal(err)
+	}
+	ev := wiringtest.Event[events.DynamoDBEvent](t, "realtime-push.json")
+	resp, err := a.RealtimePush(sender).HandleStream(ctx, ev)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("sample: %+v %v, want no failures", resp, err)
+	}
+	if len(posts) != 2 || !strings.Contains(posts[0], `"type":"message"`) || !strings.Contains(posts[0], `"translated":false`) ||
+		!strings.Contains(posts[1], `"type":"message.updated"`) || !strings.Contains(posts[1], `"content":"La compilación pasó"`) {
+		t.Fatalf("posts %q, want the original then the Spanish update", posts)
+	}
+	conns, _ := a.Store.Connections(ctx, channel, time.Now())
+	if len(conns) != 1 || conns[0].ID != "reader" {
+		t.Fatalf("connections %+v, want the gone one dropped", conns)
+	}
+}
+
+// TestFanOutCallBudget: 100 connections reading in 5 languages cost, per
+// change, one Query of the connections, and for the translations landing
+// one BatchGetItem of 4 keys (the English readers read the original), not
+// 100 reads; every connection gets one push per message state.
+func TestFanOutCallBudget(t *testing.T) {
+	st, _ := wiringtest.Demo(t)
+	var mu sync.Mutex
+	pushes := map[string]int{}
+	mgmt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		pushes[r.URL.Path]++
+		mu.Unlock()
+	}))
+	defer mgmt.Close()
+	// Built on the stack's configuration, whose calls are counted.
+	a := app.New(st.AWS, st.Table)
+	sender := apigwmanagement.NewFromConfig(st.AWS, mgmt.URL+"/live")
+	ctx := context.Background()
+	const channel, message = "01JD9N0Z50BAKDWE0FBRMSFD5P", "01JDA0000000000000000000MS"
+	langs := []string{"en-US", "es-ES", "fr-FR", "de-DE", "ja-JP"}
+	for i := range 100 {
+		id := "conn" + strings.Repeat("x", i%3) + string(rune('A'+i%26)) + string(rune('a'+i/26))
+		if err := a.Store.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: id, Language: langs[i%5], ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ts []chat.Translation
+	for _, l := range []string{"es", "fr", "de", "ja"} {
+		ts = append(ts, chat.Translation{MessageID: message, Language: l, Content: "(" + l + ")", SourceLanguage: "en", CreatedAt: time.Now()})
+	}
+	if err := a.Store.SaveTranslations(ctx, channel, message, ts, false); err != nil {
+		t.Fatal(err)
+	}
+	ev := wiringtest.Event[events.DynamoDBEvent](t, "realtime-push.json")
+	// The MODIFY record of the sample gained Spanish only; make it gain all four.
+	mod := ev.Records[1]
+	mod.Change.NewImage["translated_languages"] = events.NewStringSetAttribute([]string{"es", "fr", "de", "ja"})
+	h := a.RealtimePush(sender)
+	for i, want := range [][]string{{"DynamoDB.Query"}, {"DynamoDB.Query", "DynamoDB.BatchGetItem"}} {
+		st.Calls.Reset()
+		resp, err := h.HandleStream(ctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{ev.Records[0], mod}[i : i+1]})
+		if err != nil || len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("record %d: %+v %v", i, resp, err)
+		}
+		var got []string
+		for _, c := range st.Calls.Calls() {
+			if strings.HasPrefix(c, "DynamoDB.") {
+				got = append(got, c)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("record %d called %v, want %v", i, got, want)
+		}
+	}
+	total := 0
+	for path, n := range pushes {
+		total += n
+		if n > 2 {
+			t.Fatalf("%s pushed %d times, want at most 2", path, n)
+		}
+	}
+	if len(pushes) != 100 || total != 180 {
+		t.Fatalf("%d connections got %d pushes, want 100 and 180 (the 20 English readers have nothing new on the update)", len(pushes), total)
+	}
+}

@@ -1,0 +1,66 @@
+package app
+
+import (
+	"context"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/service/apigatewaymanagementapi"
+	"github.com/chatbridge/chat/pkg/apigwmanagement"
+	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/realtime"
+	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/wsapi"
+)
+
+// Logical ids of the realtime functions.
+const (
+	RealtimeFunction     = "RealtimeFunction"
+	RealtimePushFunction = "RealtimePushFunction"
+)
+
+// EnvRealtimeURL names the realtime API's URL (wss://...) in the guest
+// page function's environment; unset, the page connects to its own
+// origin's /realtime (chatctl serve).
+const EnvRealtimeURL = "REALTIME_URL"
+
+// RealtimeRoute is RealtimeFunction's handler (the WebSocket API's
+// $default route), answering through sender.
+func (a *App) RealtimeRoute(sender *apigwmanagement.Client) *wsapi.Route {
+	return &wsapi.Route{Sender: sender, Subscriber: &realtime.Subscriber{
+		Sessions: a.Store,
+		Guests:   &rooms.GuestAuth{Sessions: a.Store, Now: a.Now},
+		Members:  a.auth(),
+		Store:    a.Store,
+		Probe:    sender.Alive,
+		Now:      a.Now,
+	}}
+}
+
+// RealtimePush is RealtimePushFunction's handler (the table's stream),
+// sending through sender.
+func (a *App) RealtimePush(sender realtime.Sender) *wsapi.Push {
+	return &wsapi.Push{Pusher: &realtime.Pusher{
+		Store: a.Store, Translations: a.Store, Sender: sender, Encode: httpapi.EncodeMessageView, Now: a.Now,
+	}}
+}
+
+// RealtimeFromEnv builds the App and the Management API client of a
+// realtime function: TABLE_NAME and WEBSOCKET_MANAGEMENT_ENDPOINT are
+// required, the latter unless AWS_ENDPOINT_URL points every client at a
+// local stack (whose Management API the SDK then calls).
+func RealtimeFromEnv(ctx context.Context) (*App, *apigwmanagement.Client, error) {
+	var extra []string
+	if os.Getenv(awsenv.EnvEndpoint) == "" {
+		extra = append(extra, apigwmanagement.EnvEndpoint)
+	}
+	a, _, err := FromEnv(ctx, extra...)
+	if err != nil {
+		return nil, nil, err
+	}
+	endpoint := os.Getenv(apigwmanagement.EnvEndpoint)
+	if endpoint == "" {
+		return a, apigwmanagement.New(apigatewaymanagementapi.NewFromConfig(a.AWS)), nil
+	}
+	return a, apigwmanagement.NewFromConfig(a.AWS, endpoint), nil
+}

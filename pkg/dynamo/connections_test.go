@@ -1,0 +1,86 @@
+package dynamo_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/realtime"
+)
+
+// TestConnectionsAgainstDynamo: a channel's connections are stored under
+// its partition and found with one Query; expired ones are left out, a
+// deleted one is gone, other channels' are not read.
+func TestConnectionsAgainstDynamo(t *testing.T) {
+	st := stacktest.New(t)
+	store := dynamo.New(dynamodb.NewFromConfig(st.AWS), st.Table)
+	ctx := context.Background()
+	ids := chat.NewIDs()
+	now := time.Now().UTC()
+	ch, other := ids.New(now), ids.New(now)
+	for i := range 30 {
+		c := realtime.Connection{ID: fmt.Sprintf("L0SM9cOFvHcCIhw%d=", i), WorkspaceID: ids.New(now), ChannelID: ch,
+			Kind: realtime.KindGuest, SubjectID: ids.New(now), RoomID: ids.New(now), Language: "es-MX", ExpiresAt: now.Add(time.Hour)}
+		if i == 0 {
+			c.ExpiresAt = now.Add(-time.Second) // its TTL deletion lags
+		}
+		if err := store.PutConnection(ctx, c); err != nil {
+			t.Fatalf("put: %v", err)
+		}
+	}
+	if err := store.PutConnection(ctx, realtime.Connection{ID: "x/y+z=", ChannelID: other, Kind: realtime.KindMember, ExpiresAt: now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.PutConnection(ctx, realtime.Connection{ID: "bad#id", ChannelID: ch, ExpiresAt: now.Add(time.Hour)}); err == nil {
+		t.Fatalf("put a connection id with '#': no error")
+	}
+	st.Calls.Reset()
+	got, err := store.Connections(ctx, ch, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := st.Calls.Calls(); len(calls) != 1 || calls[0] != "DynamoDB.Query" {
+		t.Fatalf("connections called %v, want one Query", calls)
+	}
+	if len(got) != 29 || got[0].Language != "es-MX" || got[0].Kind != realtime.KindGuest || got[0].RoomID == "" {
+		t.Fatalf("got %d connections (%+v), want the 29 live ones", len(got), got[0])
+	}
+	if err := store.DeleteConnection(ctx, ch, got[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.DeleteConnection(ctx, ch, "never-there"); err != nil {
+		t.Fatalf("delete a missing connection: %v", err)
+	}
+	if again, _ := store.Connections(ctx, ch, now); len(again) != 28 {
+		t.Fatalf("after a delete: %d connections, want 28", len(again))
+	}
+	if o, _ := store.Connections(ctx, other, now); len(o) != 1 || o[0].ID != "x/y+z=" {
+		t.Fatalf("other channel: %+v", o)
+	}
+}
+
+func TestRealtimeChange(t *testing.T) {
+	s := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+	const ch, room = "01JCHAN0000000000000000000", "01JROOM0000000000000000000"
+	roomImage := func(status string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"pk": s("CHAN#" + ch), "sk": s("ROOM#" + room), "status": s(status)}
+	}
+	if c, ok := dynamo.RealtimeChange("MODIFY", roomImage(chat.RoomActive), roomImage(chat.RoomClosed)); !ok || c.Kind != realtime.RoomClosed || c.ChannelID != ch || c.RoomID != room {
+		t.Fatalf("room closing: %+v %v", c, ok)
+	}
+	if _, ok := dynamo.RealtimeChange("MODIFY", roomImage(chat.RoomClosed), roomImage(chat.RoomClosed)); ok {
+		t.Fatalf("an already closed room closed again")
+	}
+	if _, ok := dynamo.RealtimeChange("INSERT", nil, roomImage(chat.RoomActive)); ok {
+		t.Fatalf("a room insert is a change")
+	}
+	if _, ok := dynamo.RealtimeChange("INSERT", nil, map[string]types.AttributeValue{"pk": s("CHAN#" + ch), "sk": s("CONN#abc=")}); ok {
+		t.Fatalf("a connection insert is a change")
+	}
+}

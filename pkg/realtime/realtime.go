@@ -1,0 +1,106 @@
+package realtime
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/chatbridge/chat/pkg/chat"
+)
+
+// Limits of the realtime API, enforced in code (API Gateway enforces the
+// frame and message sizes too; chatctl serve's emulation enforces them the
+// same way).
+const (
+	// SubscribeWithin is how long a connection may stay silent before it
+	// subscribes.
+	SubscribeWithin = 30 * time.Second
+	// MaxPerRoom is the most subscribed connections of one room's guests.
+	MaxPerRoom = 200
+	// MaxPerMember is the most subscribed connections of one workspace
+	// member on one channel.
+	MaxPerMember = 5
+	// MaxFrameBytes is API Gateway's WebSocket frame size.
+	MaxFrameBytes = 32 * 1024
+	// MaxMessageBytes is API Gateway's WebSocket message size, in either
+	// direction: a push larger than this is replaced by a "message.too_large"
+	// notice that names the message, which the client reads over HTTP.
+	MaxMessageBytes = 128 * 1024
+	// ConnectionTTL is API Gateway's longest WebSocket connection: a
+	// connection item is worthless after it (expiry checked on read; the
+	// table's TTL deletes it later).
+	ConnectionTTL = 2 * time.Hour
+	// IdleTimeout is API Gateway's idle timeout: a connection that sends
+	// nothing for this long is closed (the guest page pings well within it).
+	IdleTimeout = 10 * time.Minute
+	// MaxConnectionIDBytes bounds a connection id before it is used in a key.
+	MaxConnectionIDBytes = 128
+)
+
+// Reader kinds of a connection.
+const (
+	KindGuest  = chat.AuthorGuest
+	KindMember = chat.AuthorUser
+)
+
+// Connection is one subscribed WebSocket connection: who reads, in which
+// language, which channel.
+type Connection struct {
+	ID          string
+	WorkspaceID string
+	ChannelID   string
+	// Kind is KindGuest or KindMember; SubjectID the guest's or user's id.
+	Kind      string
+	SubjectID string
+	// RoomID is the guest's room; "" for a member.
+	RoomID string
+	// Language is the reader's preferred language.
+	Language  string
+	ExpiresAt time.Time
+}
+
+// Live reports whether c is still usable at now.
+func (c Connection) Live(now time.Time) bool { return now.Before(c.ExpiresAt) }
+
+// ConnectionStore stores subscribed connections by channel.
+type ConnectionStore interface {
+	// Connections returns the channel's live connections at now, with one
+	// Query (more only past 1 MB of them). Errors: EUnavailable, EInternal.
+	Connections(ctx context.Context, channelID string, now time.Time) ([]Connection, error)
+	// PutConnection stores c, replacing the item of the same channel and id.
+	// Errors: EUnavailable, EInternal.
+	PutConnection(ctx context.Context, c Connection) error
+	// DeleteConnection removes the connection's item; a missing one is not
+	// an error. Errors: EUnavailable, EInternal.
+	DeleteConnection(ctx context.Context, channelID, connectionID string) error
+}
+
+// ErrGone is what a Sender returns for a connection that no longer exists
+// (API Gateway's 410 GoneException).
+var ErrGone = errors.New("realtime: connection gone")
+
+// Sender sends to connections (API Gateway's Management API).
+type Sender interface {
+	// Send sends data as one text message to the connection. Errors: ErrGone
+	// for a connection that is gone; any other error otherwise.
+	Send(ctx context.Context, connectionID string, data []byte) error
+	// Close closes the connection; a gone one is not an error.
+	Close(ctx context.Context, connectionID string) error
+}
+
+// ValidConnectionID reports whether id can be a connection id in a key: API
+// Gateway's are short base64 strings.
+func ValidConnectionID(id string) bool {
+	if id == "" || len(id) > MaxConnectionIDBytes {
+		return false
+	}
+	for _, c := range []byte(id) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '+' || c == '/' || c == '=' || c == '-' || c == '_':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,11 @@
+// Package web holds the guest page's static files (contract section 12),
+// embedded in the binary that serves them: one HTML page, its stylesheet
+// and its script, with no build step and nothing third-party.
+package web
+
+import "embed"
+
+// Files are guest.html, guest.css and guest.js.
+//
+//go:embed guest.html guest.css guest.js
+var Files embed.FS
