@@ -46,6 +46,22 @@ func newBrowser(t *testing.T, origin string) *browser {
 // allocator starts a Chromium of its own, with a fresh profile: each guest
 // is a person with their own browser.
 func (b *browser) allocator() context.Context {
+	// A fresh profile, removed after the browser has stopped: Chromium's
+	// helper processes can still be writing to it for a moment after the
+	// browser exits, which t.TempDir's strict cleanup reports as an error.
+	profile, err := os.MkdirTemp("", "chatctl-browser-")
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Cleanup(func() {
+		for i := 0; i < 50; i++ {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		b.t.Logf("browser profile %s left behind", profile)
+	})
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(b.path),
 		chromedp.Headless,
@@ -58,7 +74,7 @@ func (b *browser) allocator() context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("lang", "en-US"),
-		chromedp.UserDataDir(b.t.TempDir()),
+		chromedp.UserDataDir(profile),
 	}
 	alloc, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	b.t.Cleanup(cancel)
