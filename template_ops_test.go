@@ -12,6 +12,7 @@ import (
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/templategen"
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/app/translating"
 	"github.com/chatbridge/chat/pkg/samtemplate"
 	"gopkg.in/yaml.v3"
@@ -144,7 +145,7 @@ func TestCursorKeyOnlyWhereRead(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", fn, err)
 		}
-		if strings.Contains(string(src), "awsenv.EnvCursorKey") || app.NeedsCursorKey(fn) {
+		if strings.Contains(string(src), "awsenv.EnvCursorKey") || app.NeedsCursorKey(fn) || delivering.NeedsCursorKey(fn) {
 			readers = append(readers, fn)
 		}
 		if _, ok := mapOf(mapOf(props(tmpl, fn)["Environment"])["Variables"])["CURSOR_KEY"]; ok {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"io"
 	"log/slog"
 	"net"
@@ -54,11 +55,11 @@ func localEnv() {
 	}
 	// Deliveries never leave this machine unless told to (contract
 	// section 11).
-	if _, ok := os.LookupEnv(app.EnvOutboundAllowCIDRs); !ok {
-		os.Setenv(app.EnvOutboundAllowCIDRs, "127.0.0.0/8,::1/128")
+	if _, ok := os.LookupEnv(app.EnvOutboundAllowCIDRS); !ok {
+		os.Setenv(app.EnvOutboundAllowCIDRS, "127.0.0.0/8,::1/128")
 	}
-	if _, ok := os.LookupEnv(app.EnvOutboundAllowOnly); !ok {
-		os.Setenv(app.EnvOutboundAllowOnly, "true")
+	if _, ok := os.LookupEnv(delivering.EnvOutboundAllowOnly); !ok {
+		os.Setenv(delivering.EnvOutboundAllowOnly, "true")
 	}
 	if os.Getenv(awsenv.EnvRegion) == "" && os.Getenv("AWS_DEFAULT_REGION") == "" {
 		os.Setenv(awsenv.EnvRegion, awsenv.DefaultRegion)
@@ -117,7 +118,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// attempts (OUTBOUND_ALLOW_ONLY keeps them on this machine).
 	deliveryURL, deliveryARN := res.Queues["DeliveryQueue"], res.QueueARNs["DeliveryQueue"]
 	os.Setenv(awsenv.EnvDeliveryQueueURL, deliveryURL)
-	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Events: a.Fanout(deliveryURL)}
+	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Events: delivering.Fanout(a, deliveryURL)}
 	go localstack.RelayStream(workers, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, outbox, 200*time.Millisecond)
 	// ... and what TranslationSweepFunction's schedule does: queue again the
 	// messages whose translation never finished.
@@ -132,7 +133,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	go localstack.ConsumeQueue(workers, sqs.NewFromConfig(a.AWS), queueURL, queueARN, 10, localstack.SQSHandler(translate))
-	deliverer, err := a.Deliverer(deliveryURL)
+	deliverer, err := delivering.Deliverer(a, deliveryURL)
 	if err != nil {
 		return err
 	}
@@ -148,6 +149,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	handlers, err := a.Handlers()
 	if err != nil {
 		return err
+	}
+	for fn, h := range delivering.Handlers(a) {
+		handlers[fn] = h
 	}
 	rt, err := startRealtime(workers, a, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, nil)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"net"
 	"net/http"
 	"time"
@@ -52,8 +53,8 @@ func startRealtime(ctx context.Context, a *app.App, streams *dynamodbstreams.Cli
 		_ = rt.srv.Close()
 	}()
 	sender := apigwmanagement.NewFromConfig(a.AWS, rt.ManagementURL)
-	rt.Gateway.Routes = map[string]wsgateway.Handler{"$default": a.RealtimeRoute(sender).Handle}
-	push := a.RealtimePush(sender).Pusher
+	rt.Gateway.Routes = map[string]wsgateway.Handler{"$default": realtiming.Route(a, sender).Handle}
+	push := realtiming.Push(a, sender).Pusher
 	go streampoll.Poll(ctx, streams, streamARN, 100*time.Millisecond, func(ctx context.Context, rec streampoll.Record) {
 		c, ok := dynamo.RealtimeChange(rec.EventName, rec.OldImage, rec.NewImage)
 		if !ok {

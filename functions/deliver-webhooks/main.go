@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
@@ -25,7 +26,7 @@ func handler(ctx context.Context) (queueapi.SQSHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := a.Deliverer(env[awsenv.EnvDeliveryQueueURL])
+	d, err := delivering.Deliverer(a, env[awsenv.EnvDeliveryQueueURL])
 	if err != nil {
 		return nil, err
 	}

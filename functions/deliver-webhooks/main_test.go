@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"io"
 	"net"
 	"net/http"
@@ -60,8 +61,8 @@ func TestSampleEvent(t *testing.T) {
 	if err != nil {
 		t.Fatalf("point webhook at receiver: %v", err)
 	}
-	t.Setenv(app.EnvOutboundAllowCIDRs, "127.0.0.1/32")
-	t.Setenv(app.EnvOutboundAllowOnly, "true")
+	t.Setenv(app.EnvOutboundAllowCIDRS, "127.0.0.1/32")
+	t.Setenv(delivering.EnvOutboundAllowOnly, "true")
 	h, err := handler(context.Background())
 	if err != nil {
 		t.Fatalf("handler: %v", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"os"
 	"testing"
 
@@ -14,7 +15,7 @@ func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
 
 func TestSampleEvent(t *testing.T) {
 	wiringtest.Demo(t)
-	h, err := handler(context.Background())
+	h, err := delivering.HTTPFromEnv(context.Background(), function)
 	if err != nil {
 		t.Fatalf("handler: %v", err)
 	}

@@ -2,27 +2,8 @@
 // GET /api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries.
 package main
 
-import (
-	"context"
-	"net/http"
+import "github.com/chatbridge/chat/pkg/app/delivering"
 
-	"github.com/chatbridge/chat/pkg/app"
-	"github.com/chatbridge/chat/pkg/awsenv"
-)
+func main() { delivering.RunHTTP(function) }
 
 const function = "ListSupportDeliveriesFunction"
-
-func main() {
-	app.InitLambdaLogger()
-	h, err := handler(context.Background())
-	app.Start(function, h, err)
-}
-
-// handler builds the function's Lambda handler from the environment.
-func handler(ctx context.Context) (app.HTTPHandler, error) {
-	a, _, err := app.FromEnv(ctx, awsenv.EnvCursorKey)
-	if err != nil {
-		return nil, err
-	}
-	return app.HTTPLambda(map[string]http.Handler{function: a.ListSupportDeliveriesHandler()}), nil
-}

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -29,6 +30,6 @@ func handler(ctx context.Context) (func(context.Context, events.DynamoDBEvent) (
 		return nil, err
 	}
 	r := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), env[awsenv.EnvQueueURL]),
-		Events: a.Fanout(env[awsenv.EnvDeliveryQueueURL])}
+		Events: delivering.Fanout(a, env[awsenv.EnvDeliveryQueueURL])}
 	return r.HandleStream, nil
 }

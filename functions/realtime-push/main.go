@@ -6,15 +6,16 @@ package main
 
 import (
 	"context"
+	"github.com/chatbridge/chat/pkg/app/realtiming"
 
 	"github.com/chatbridge/chat/pkg/app"
 )
 
 func main() {
 	app.InitLambdaLogger()
-	a, sender, err := app.RealtimeFromEnv(context.Background())
+	a, sender, err := realtiming.FromEnv(context.Background())
 	if err != nil {
-		app.Exit(app.RealtimePushFunction, err)
+		app.Exit(realtiming.RealtimePushFunction, err)
 	}
-	app.Start(app.RealtimePushFunction, a.RealtimePush(sender).HandleStream, nil)
+	app.Start(realtiming.RealtimePushFunction, realtiming.Push(a, sender).HandleStream, nil)
 }

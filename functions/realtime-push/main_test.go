@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -43,7 +44,7 @@ func TestSampleEvent(t *testing.T) {
 	}))
 	defer mgmt.Close()
 	t.Setenv(apigwmanagement.EnvEndpoint, mgmt.URL+"/live")
-	a, sender, err := app.RealtimeFromEnv(context.Background())
+	a, sender, err := realtiming.FromEnv(context.Background())
 	if err != nil {
 		t.Fatalf("handler: %v", err)
 	}
@@ -58,7 +59,7 @@ func TestSampleEvent(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := wiringtest.Event[events.DynamoDBEvent](t, "realtime-push.json")
-	resp, err := a.RealtimePush(sender).HandleStream(ctx, ev)
+	resp, err := realtiming.Push(a, sender).HandleStream(ctx, ev)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("sample: %+v %v, want no failures", resp, err)
 	}
@@ -109,7 +110,7 @@ func TestFanOutCallBudget(t *testing.T) {
 	// The MODIFY record of the sample gained Spanish only; make it gain all four.
 	mod := ev.Records[1]
 	mod.Change.NewImage["translated_languages"] = events.NewStringSetAttribute([]string{"es", "fr", "de", "ja"})
-	h := a.RealtimePush(sender)
+	h := realtiming.Push(a, sender)
 	for i, want := range [][]string{{"DynamoDB.Query"}, {"DynamoDB.Query", "DynamoDB.BatchGetItem"}} {
 		st.Calls.Reset()
 		resp, err := h.HandleStream(ctx, events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{ev.Records[0], mod}[i : i+1]})

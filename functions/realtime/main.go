@@ -4,15 +4,16 @@ package main
 
 import (
 	"context"
+	"github.com/chatbridge/chat/pkg/app/realtiming"
 
 	"github.com/chatbridge/chat/pkg/app"
 )
 
 func main() {
 	app.InitLambdaLogger()
-	a, sender, err := app.RealtimeFromEnv(context.Background())
+	a, sender, err := realtiming.FromEnv(context.Background())
 	if err != nil {
-		app.Exit(app.RealtimeFunction, err)
+		app.Exit(realtiming.RealtimeFunction, err)
 	}
-	app.Start(app.RealtimeFunction, a.RealtimeRoute(sender).Handle, nil)
+	app.Start(realtiming.RealtimeFunction, realtiming.Route(a, sender).Handle, nil)
 }

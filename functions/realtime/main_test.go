@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,7 +16,6 @@ import (
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
-	"github.com/chatbridge/chat/pkg/app"
 )
 
 func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
@@ -37,13 +37,13 @@ func TestSampleEvent(t *testing.T) {
 	t.Setenv(apigwmanagement.EnvEndpoint, mgmt.URL+"/live")
 	room := d.Workspaces[0].TemporaryRooms[0]
 	_, joined := wiringtest.Join(t, st, room.RoomID, "es-ES")
-	a, sender, err := app.RealtimeFromEnv(context.Background())
+	a, sender, err := realtiming.FromEnv(context.Background())
 	if err != nil {
 		t.Fatalf("handler: %v", err)
 	}
 	ev := wiringtest.Event[events.APIGatewayWebsocketProxyRequest](t, "realtime.json")
 	ev.Body = strings.Replace(ev.Body, "gst_placeholder_token_of_the_sample_000", joined.Token, 1)
-	resp, err := a.RealtimeRoute(sender).Handle(context.Background(), ev)
+	resp, err := realtiming.Route(a, sender).Handle(context.Background(), ev)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("sample: %+v %v", resp, err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"os"
 	"testing"
 
@@ -17,7 +18,7 @@ func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
 // tested in pkg/app (TestRedeliverAgainstStack).
 func TestSampleEvent(t *testing.T) {
 	wiringtest.Demo(t)
-	h, err := handler(context.Background())
+	h, err := delivering.HTTPFromEnv(context.Background(), function)
 	if err != nil {
 		t.Fatalf("handler: %v", err)
 	}

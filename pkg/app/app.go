@@ -73,6 +73,14 @@ func (a *App) JoinHandler() http.Handler {
 	return httpapi.JoinHandler(&rooms.Service{Store: a.Store, IDs: a.IDs, Now: a.Now}, a.Metrics)
 }
 
+// EnvRealtimeURL names the realtime API's URL (wss://...) in the guest
+// page function's environment; unset, the page connects to its own
+// origin's /realtime (chatctl serve).
+const EnvRealtimeURL = "REALTIME_URL"
+
+// Auth is the one workspace authenticator every workspace endpoint uses.
+func (a *App) Auth() *workspaces.Authenticator { return a.auth() }
+
 // auth is the one workspace authenticator every workspace endpoint uses.
 func (a *App) auth() *workspaces.Authenticator {
 	return &workspaces.Authenticator{Tokens: a.Store}
@@ -113,9 +121,6 @@ func (a *App) Handlers() (map[string]http.Handler, error) {
 	}
 	if err := a.registeredHandlers(handlers); err != nil {
 		return nil, err
-	}
-	for fn, h := range a.deliveryHandlers() {
-		handlers[fn] = h
 	}
 	return handlers, nil
 }

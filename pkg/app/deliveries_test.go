@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -80,15 +81,18 @@ func TestRedeliverAgainstStack(t *testing.T) {
 	}
 	qurl := st.Resources.Queues["DeliveryQueue"]
 	t.Setenv(awsenv.EnvDeliveryQueueURL, qurl)
-	t.Setenv(app.EnvOutboundAllowCIDRs, "127.0.0.1/32")
-	t.Setenv(app.EnvOutboundAllowOnly, "true")
-	t.Setenv(app.EnvDeliverySchedule, "1ms")
+	t.Setenv(app.EnvOutboundAllowCIDRS, "127.0.0.1/32")
+	t.Setenv(delivering.EnvOutboundAllowOnly, "true")
+	t.Setenv(delivering.EnvDeliverySchedule, "1ms")
 	handlers, err := a.Handlers()
 	if err != nil {
 		t.Fatal(err)
 	}
+	for fn, h := range delivering.Handlers(a) {
+		handlers[fn] = h
+	}
 	w := &world{st: st, app: a, h: httpapi.Mux(handlers), doc: doc, ws: ws, token: ws.Users[0].APIToken}
-	d, err := a.Deliverer(qurl)
+	d, err := delivering.Deliverer(a, qurl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +103,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 			Author: chat.Author{Type: chat.AuthorUser, ID: ws.Users[0].ID, Name: "Ana"}, SourceLanguage: "en", CreatedAt: now.Add(time.Duration(i) * time.Second)}
 		entries = append(entries, relay.ChangeEntry{ID: m.ID, Change: dynamo.Change{Kind: dynamo.ChangeMessage, Message: m}})
 	}
-	if failed := a.Fanout(qurl).Send(context.Background(), entries); len(failed) != 0 {
+	if failed := delivering.Fanout(a, qurl).Send(context.Background(), entries); len(failed) != 0 {
 		t.Fatalf("fan-out failed for %v", failed)
 	}
 	base := "/api/v1/workspaces/" + ws.ID + "/outbound-webhooks/" + hooks[0].ID + "/deliveries"

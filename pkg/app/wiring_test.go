@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/httpapi"
 )
@@ -76,7 +77,11 @@ func TestRegisteredFunctionSamples(t *testing.T) {
 	t.Run("every route", func(t *testing.T) {
 		wiringtest.Demo(t)
 		for _, rt := range httpapi.Routes {
-			if _, err := app.HTTPFromEnv(context.Background(), rt.Function); err != nil {
+			from := app.HTTPFromEnv
+			if delivering.Serves(rt.Function) {
+				from = delivering.HTTPFromEnv
+			}
+			if _, err := from(context.Background(), rt.Function); err != nil {
 				t.Errorf("%s: %v", rt.Function, err)
 			}
 		}

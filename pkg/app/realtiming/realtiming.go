@@ -1,4 +1,8 @@
-package app
+// Package realtiming builds the realtime functions (contract section 12)
+// from the app: the WebSocket API's $default route and the stream push. It
+// is apart from package app so that the HTTP functions do not link the API
+// Gateway Management API client.
+package realtiming
 
 import (
 	"context"
@@ -6,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/apigatewaymanagementapi"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
+	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/realtime"
@@ -19,42 +24,37 @@ const (
 	RealtimePushFunction = "RealtimePushFunction"
 )
 
-// EnvRealtimeURL names the realtime API's URL (wss://...) in the guest
-// page function's environment; unset, the page connects to its own
-// origin's /realtime (chatctl serve).
-const EnvRealtimeURL = "REALTIME_URL"
-
-// RealtimeRoute is RealtimeFunction's handler (the WebSocket API's
+// Route is RealtimeFunction's handler (the WebSocket API's
 // $default route), answering through sender.
-func (a *App) RealtimeRoute(sender *apigwmanagement.Client) *wsapi.Route {
+func Route(a *app.App, sender *apigwmanagement.Client) *wsapi.Route {
 	return &wsapi.Route{Sender: sender, Subscriber: &realtime.Subscriber{
 		Sessions: a.Store,
 		Guests:   &rooms.GuestAuth{Sessions: a.Store, Now: a.Now},
-		Members:  a.auth(),
+		Members:  a.Auth(),
 		Store:    a.Store,
 		Probe:    sender.Alive,
 		Now:      a.Now,
 	}}
 }
 
-// RealtimePush is RealtimePushFunction's handler (the table's stream),
+// Push is RealtimePushFunction's handler (the table's stream),
 // sending through sender.
-func (a *App) RealtimePush(sender realtime.Sender) *wsapi.Push {
+func Push(a *app.App, sender realtime.Sender) *wsapi.Push {
 	return &wsapi.Push{Pusher: &realtime.Pusher{
 		Store: a.Store, Translations: a.Store, Sender: sender, Encode: httpapi.EncodeMessageView, Now: a.Now,
 	}}
 }
 
-// RealtimeFromEnv builds the App and the Management API client of a
+// FromEnv builds the App and the Management API client of a
 // realtime function: TABLE_NAME and WEBSOCKET_MANAGEMENT_ENDPOINT are
 // required, the latter unless AWS_ENDPOINT_URL points every client at a
 // local stack (whose Management API the SDK then calls).
-func RealtimeFromEnv(ctx context.Context) (*App, *apigwmanagement.Client, error) {
+func FromEnv(ctx context.Context) (*app.App, *apigwmanagement.Client, error) {
 	var extra []string
 	if os.Getenv(awsenv.EnvEndpoint) == "" {
 		extra = append(extra, apigwmanagement.EnvEndpoint)
 	}
-	a, _, err := FromEnv(ctx, extra...)
+	a, _, err := app.FromEnv(ctx, extra...)
 	if err != nil {
 		return nil, nil, err
 	}
