@@ -3,6 +3,9 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"strings"
 	"sync"
 	"testing"
@@ -272,6 +275,34 @@ func TestOutboundAndSupportManagement(t *testing.T) {
 			}
 			if !found || strings.Contains(raw, "whsig_") || strings.Contains(raw, "secret") {
 				t.Fatalf("list after patch: %s", raw)
+			}
+			// Re-enabling clears the delivery function's failure streak and
+			// its reason, and marks when (only newer events are delivered).
+			db, table := dynamodb.NewFromConfig(w.app.AWS), aws.String(w.app.Store.Table())
+			listed := func() map[string]types.AttributeValue {
+				out, err := db.Query(context.Background(), &dynamodb.QueryInput{TableName: table, ConsistentRead: aws.Bool(true),
+					KeyConditionExpression: aws.String("pk = :pk"), FilterExpression: aws.String("id = :id"),
+					ExpressionAttributeValues: map[string]types.AttributeValue{
+						":pk": &types.AttributeValueMemberS{Value: "WS#" + w.ws.ID}, ":id": &types.AttributeValueMemberS{Value: id}}})
+				if err != nil || len(out.Items) != 1 {
+					t.Fatalf("listed twin of %s: %d items, %v", id, len(out.Items), err)
+				}
+				return out.Items[0]
+			}
+			it := listed()
+			if _, err := db.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: table,
+				Key:              map[string]types.AttributeValue{"pk": it["pk"], "sk": it["sk"]},
+				UpdateExpression: aws.String("SET failing_since = :s, failed_attempts = :n, disabled_reason = :r"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":s": &types.AttributeValueMemberS{Value: "2026-11-22T10:00:00.000000000Z"},
+					":n": &types.AttributeValueMemberN{Value: "12"}, ":r": &types.AttributeValueMemberS{Value: "failing"}}}); err != nil {
+				t.Fatal(err)
+			}
+			if status, _, raw := w.call(t, "PATCH", base+"/"+id, `{"active":true}`, w.admin, 2); status != 200 {
+				t.Fatalf("re-enable: %d %s", status, raw)
+			}
+			it = listed()
+			if it["failing_since"] != nil || it["failed_attempts"] != nil || it["disabled_reason"] != nil || it["reenabled_at"] == nil {
+				t.Fatalf("listed twin after re-enable: %v, want no streak, no reason, a reenabled_at", it)
 			}
 			if status, _, raw = w.call(t, "DELETE", base+"/"+id, "", w.admin, 2); status != 204 {
 				t.Fatalf("delete: %d %s", status, raw)

@@ -61,6 +61,9 @@ type Webhook struct {
 	// when the last attempt succeeded; FailedAttempts counts them.
 	FailingSince   time.Time
 	FailedAttempts int
+	// ReenabledAt is when an admin last re-enabled the webhook (zero when
+	// never): events from before it are not delivered (contract section 11).
+	ReenabledAt time.Time
 }
 
 // Attempt is one attempt's record: what the delivery log keeps.
@@ -234,6 +237,12 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 	}
 	if !w.Active {
 		slog.InfoContext(ctx, "delivery dropped: webhook inactive", "delivery_id", del.ID, "webhook_id", del.WebhookID)
+		return Result{Done: true}, nil
+	}
+	if at, ok := events.IDTime(del.EventID); ok && del.AttemptBase == 0 && at.Before(w.ReenabledAt) {
+		// Re-enabling sends only new events; an admin's redelivery still
+		// sends an old one.
+		slog.InfoContext(ctx, "delivery dropped: event from before the webhook was re-enabled", "delivery_id", del.ID, "webhook_id", del.WebhookID)
 		return Result{Done: true}, nil
 	}
 	body, err := d.body(ctx, del)

@@ -617,3 +617,32 @@ func TestLargestEnvelopeRoundTrips(t *testing.T) {
 		t.Fatalf("%d GetItem calls, want the event read once per batch", reads)
 	}
 }
+
+// TestReenabledWebhookGetsOnlyNewEvents: a webhook re-enabled (reenabled_at,
+// which webhook management sets) is sent only events from then on: a queued
+// delivery of an older event is dropped, a newer event is delivered.
+func TestReenabledWebhookGetsOnlyNewEvents(t *testing.T) {
+	e := newEnv(t, ms(5))
+	rv := newReceiver(t, func(n int, w http.ResponseWriter) int { w.WriteHeader(200); return 200 })
+	const id = "01JD9N15ZR836GD73VZ533YQJJ"
+	placeholder := evs.Webhook{ID: id, Kind: evs.KindOutbound, Key: "OWH#2026-11-22T10:00:00.000000000Z#" + id,
+		Active: true, Events: []string{evs.MessageCreated}}
+	_, before := event(t, "from before the re-enable", placeholder)
+	time.Sleep(5 * time.Millisecond)
+	reenabled := time.Now().UTC()
+	w := e.putWebhook(t, evs.KindOutbound, id, rv.URL,
+		map[string]types.AttributeValue{"reenabled_at": &types.AttributeValueMemberS{Value: reenabled.Format(time.RFC3339Nano)}})
+	time.Sleep(5 * time.Millisecond)
+	_, after := event(t, "after the re-enable", w)
+	if _, err := e.queue.SendDeliveries(context.Background(), append(before, after...)); err != nil {
+		t.Fatal(err)
+	}
+	e.run(t, func() bool { return e.record(t, after[0]).Status == delivery.StatusSucceeded && queueEmpty(t, e) })
+	hits := rv.all()
+	if len(hits) != 1 || hits[0].header.Get("X-Service-Delivery") != after[0].ID {
+		t.Fatalf("receiver got %d deliveries, want only the newer event's %s", len(hits), after[0].ID)
+	}
+	if r := e.record(t, before[0]); r.ID != "" {
+		t.Fatalf("the older event's delivery was recorded %+v, want dropped", r)
+	}
+}

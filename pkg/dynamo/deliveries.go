@@ -31,6 +31,7 @@ const (
 	attrFailingSince      = "failing_since"
 	attrFailedAttempts    = "failed_attempts"
 	attrDisabledReason    = "disabled_reason"
+	attrReenabledAt       = "reenabled_at"
 )
 
 // prevSecretExpiryAttrs are the names the previous secret's expiry may be
@@ -158,6 +159,9 @@ func (s *Store) Webhook(ctx context.Context, kind, ws, sk string) (delivery.Webh
 	}
 	if prev := previousSecret(it, time.Now()); prev != "" {
 		w.Secrets = append(w.Secrets, []byte(prev))
+	}
+	if t, err := time.Parse(time.RFC3339Nano, getS(it, attrReenabledAt)); err == nil {
+		w.ReenabledAt = t
 	}
 	if t, err := time.Parse(sortTimeLayout, getS(it, attrFailingSince)); err == nil {
 		w.FailingSince = t

@@ -299,9 +299,13 @@ func (s *Store) Update(ctx context.Context, old, next webhooks.Webhook, ev webho
 	}
 	if next.Kind != webhooks.Inbound && !old.Active && next.Active {
 		// Re-enabled: the delivery function's failure streak and the reason
-		// it disabled the webhook start over (the listed twin holds them).
+		// it disabled the webhook start over (the listed twin holds them),
+		// and only events from now on are delivered (reenabled_at).
 		u := items[1].Update
-		u.UpdateExpression = aws.String(addRemove(aws.ToString(u.UpdateExpression), attrFailingSince, attrFailedAttempts, attrDisabledReason))
+		expr := strings.Replace(aws.ToString(u.UpdateExpression), "SET ", "SET #reen = :reen, ", 1)
+		u.UpdateExpression = aws.String(addRemove(expr, attrFailingSince, attrFailedAttempts, attrDisabledReason))
+		u.ExpressionAttributeNames["#reen"] = attrReenabledAt
+		u.ExpressionAttributeValues[":reen"] = str(next.UpdatedAt.UTC().Format(time.RFC3339Nano))
 	}
 	channelAt := -1
 	if next.Kind == webhooks.Inbound && next.ChannelID != old.ChannelID {

@@ -171,6 +171,15 @@ func RoomOf(r chat.Room, created, now time.Time) Room {
 // DeriveID returns a ULID timed at t whose random part is a digest of
 // parts, so that the same event or delivery always gets the same id (the
 // relay may read a stream record more than once).
+// IDTime returns the time an event id (a ULID) carries.
+func IDTime(id string) (time.Time, bool) {
+	u, err := ulid.ParseStrict(id)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return ulid.Time(u.Time()), true
+}
+
 func DeriveID(t time.Time, parts ...string) string {
 	h := sha256.New()
 	for _, p := range parts {
