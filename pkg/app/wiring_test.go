@@ -94,3 +94,47 @@ func TestRegisteredFunctionSamples(t *testing.T) {
 		}
 	})
 }
+
+// TestDeliveryLogFunctionSamples runs each delivery log function's events/
+// sample through its real Lambda handler: the lists answer the demo's empty
+// last page to a member too; the samples' delivery does not exist, so a
+// redelivery is 404 for an admin and 403 for a member (redelivery itself is
+// TestRedeliverAgainstStack's); no token is 401 everywhere.
+func TestDeliveryLogFunctionSamples(t *testing.T) {
+	for _, tc := range []struct {
+		function, sample string
+		status, member   int
+	}{
+		{"ListOutboundDeliveriesFunction", "list-outbound-deliveries.json", 200, 200},
+		{"ListSupportDeliveriesFunction", "list-support-deliveries.json", 200, 200},
+		{"RedeliverOutboundFunction", "redeliver-outbound.json", 404, 403},
+		{"RedeliverSupportFunction", "redeliver-support.json", 404, 403},
+	} {
+		t.Run(tc.function, func(t *testing.T) {
+			wiringtest.Demo(t)
+			h, err := delivering.HTTPFromEnv(context.Background(), tc.function)
+			if err != nil {
+				t.Fatalf("handler: %v", err)
+			}
+			ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, tc.sample)
+			resp, err := h(context.Background(), ev)
+			if err != nil || resp.StatusCode != tc.status {
+				t.Fatalf("sample: %d %v %s, want %d", resp.StatusCode, err, resp.Body, tc.status)
+			}
+			if tc.status == 200 {
+				body := wiringtest.Body(t, resp)
+				if data := body["data"].([]any); len(data) != 0 || body["meta"].(map[string]any)["next_cursor"] != nil {
+					t.Fatalf("got %v, want an empty last page (no delivery yet)", body)
+				}
+			}
+			ev.Headers["authorization"] = "Bearer wsk_demo_ben_token"
+			if member, _ := h(context.Background(), ev); member.StatusCode != tc.member {
+				t.Fatalf("member: %d %s, want %d", member.StatusCode, member.Body, tc.member)
+			}
+			delete(ev.Headers, "authorization")
+			if bad, _ := h(context.Background(), ev); bad.StatusCode != 401 || bad.Body != `{"message":"Unauthenticated."}` {
+				t.Fatalf("without a token: %d %s", bad.StatusCode, bad.Body)
+			}
+		})
+	}
+}
