@@ -23,7 +23,7 @@ import (
 	"github.com/chatbridge/chat/pkg/app/translating"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/httpapi"
-	"github.com/chatbridge/chat/pkg/localstack"
+	"github.com/chatbridge/chat/pkg/localrun"
 	"github.com/chatbridge/chat/pkg/motoserver"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/samtemplate"
@@ -96,7 +96,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	res, err := localstack.Ensure(ctx, dynamodb.NewFromConfig(a.AWS), sqs.NewFromConfig(a.AWS), tmpl, a.Store.Table(), localQueuePrefix)
+	res, err := localrun.Ensure(ctx, dynamodb.NewFromConfig(a.AWS), sqs.NewFromConfig(a.AWS), tmpl, a.Store.Table(), localQueuePrefix)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// one created from the template.
 	queueURL, queueARN := res.Queues["TranslationQueue"], res.QueueARNs["TranslationQueue"]
 	if v := os.Getenv(awsenv.EnvQueueURL); v != "" && v != queueURL {
-		if queueARN, err = localstack.QueueARN(ctx, sqs.NewFromConfig(a.AWS), v); err != nil {
+		if queueARN, err = localrun.QueueARN(ctx, sqs.NewFromConfig(a.AWS), v); err != nil {
 			return fmt.Errorf("%s: %w", awsenv.EnvQueueURL, err)
 		}
 		queueURL = v
@@ -119,10 +119,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	deliveryURL, deliveryARN := res.Queues["DeliveryQueue"], res.QueueARNs["DeliveryQueue"]
 	os.Setenv(awsenv.EnvDeliveryQueueURL, deliveryURL)
 	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Events: delivering.Fanout(a, deliveryURL)}
-	go localstack.RelayStream(workers, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, outbox, 200*time.Millisecond)
+	go localrun.RelayStream(workers, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, outbox, 200*time.Millisecond)
 	// ... and what TranslationSweepFunction's schedule does: queue again the
 	// messages whose translation never finished.
-	go localstack.SweepEvery(workers, &relay.Sweep{Store: a.Store, Queue: outbox.Queue, Now: a.Now}, time.Minute)
+	go localrun.SweepEvery(workers, &relay.Sweep{Store: a.Store, Queue: outbox.Queue, Now: a.Now}, time.Minute)
 	stopTranslator, err := localTranslator(ctx, stderr)
 	if err != nil {
 		return err
@@ -132,12 +132,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	go localstack.ConsumeQueue(workers, sqs.NewFromConfig(a.AWS), queueURL, queueARN, 10, localstack.SQSHandler(translate))
+	go localrun.ConsumeQueue(workers, sqs.NewFromConfig(a.AWS), queueURL, queueARN, 10, localrun.SQSHandler(translate))
 	deliverer, err := delivering.Deliverer(a, deliveryURL)
 	if err != nil {
 		return err
 	}
-	go localstack.ConsumeQueue(workers, sqs.NewFromConfig(a.AWS), deliveryURL, deliveryARN, 10, deliverer.HandleSQS)
+	go localrun.ConsumeQueue(workers, sqs.NewFromConfig(a.AWS), deliveryURL, deliveryARN, 10, deliverer.HandleSQS)
 	if *demo {
 		if err := applyDemo(ctx, a, stdout); err != nil {
 			return err

@@ -25,7 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/localstack"
+	"github.com/chatbridge/chat/pkg/localrun"
 	"github.com/chatbridge/chat/pkg/motoserver"
 	"github.com/chatbridge/chat/pkg/samtemplate"
 )
@@ -66,7 +66,7 @@ type Stack struct {
 	Calls     *awsenv.Counter
 	Faults    *Faults
 	Table     string
-	Resources localstack.Resources
+	Resources localrun.Resources
 }
 
 // New creates a fresh table and queues for t, named after t.
@@ -90,7 +90,7 @@ func New(t testing.TB) *Stack {
 	}
 	name := fmt.Sprintf("t%d-%s", seq.Add(1), sanitize(t.Name()))
 	db, q := dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg)
-	res, err := localstack.Ensure(ctx, db, q, tmpl, name, name+"-")
+	res, err := localrun.Ensure(ctx, db, q, tmpl, name, name+"-")
 	if err != nil {
 		t.Fatalf("stacktest: %v", err)
 	}

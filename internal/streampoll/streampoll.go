@@ -1,6 +1,6 @@
 // Package streampoll reads a DynamoDB stream locally, as a Lambda event
 // source mapping does in AWS, for consumers other than the outbox relay
-// (which has its own reader in package localstack): it hands every record,
+// (which has its own reader in package localrun): it hands every record,
 // in shard order, to a function, until its context ends.
 package streampoll
 

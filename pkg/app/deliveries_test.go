@@ -25,7 +25,7 @@ import (
 	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
-	"github.com/chatbridge/chat/pkg/localstack"
+	"github.com/chatbridge/chat/pkg/localrun"
 	"github.com/chatbridge/chat/pkg/relay"
 )
 
@@ -139,7 +139,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		stopped := make(chan struct{})
 		go func() {
-			_ = localstack.ConsumeQueue(ctx, st.SQS, qurl, st.Resources.QueueARNs["DeliveryQueue"], 10, d.HandleSQS)
+			_ = localrun.ConsumeQueue(ctx, st.SQS, qurl, st.Resources.QueueARNs["DeliveryQueue"], 10, d.HandleSQS)
 			close(stopped)
 		}()
 		deadline := time.Now().Add(20 * time.Second)

@@ -28,7 +28,7 @@ import (
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	evs "github.com/chatbridge/chat/pkg/events"
-	"github.com/chatbridge/chat/pkg/localstack"
+	"github.com/chatbridge/chat/pkg/localrun"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/signature"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
@@ -173,7 +173,7 @@ func (e *env) run(t *testing.T, done func() bool) {
 	ctx, cancel := context.WithCancel(context.Background())
 	arn := e.st.Resources.QueueARNs["DeliveryQueue"]
 	stopped := make(chan struct{})
-	go func() { _ = localstack.ConsumeQueue(ctx, e.st.SQS, e.url, arn, 10, e.d.HandleSQS); close(stopped) }()
+	go func() { _ = localrun.ConsumeQueue(ctx, e.st.SQS, e.url, arn, 10, e.d.HandleSQS); close(stopped) }()
 	defer func() {
 		cancel()
 		<-stopped

@@ -1,7 +1,9 @@
-// Package localstack creates, on a local DynamoDB/SQS endpoint (moto_server),
-// the table and queues that template.yaml declares, so that a local run and
-// the tests use exactly the deployed definitions.
-package localstack
+// Package localrun does locally what AWS does for a deployed stack: it
+// creates, on a local DynamoDB/SQS endpoint (moto_server), the table and
+// queues that template.yaml declares, so that a local run and the tests use
+// exactly the deployed definitions, and it runs the loops of the event
+// source mappings (the stream relay, the queue consumers, the sweep).
+package localrun
 
 import (
 	"context"
@@ -36,7 +38,7 @@ func Ensure(ctx context.Context, db *dynamodb.Client, q *sqs.Client, tmpl *samte
 	res := Resources{Table: table, Queues: map[string]string{}, QueueARNs: map[string]string{}}
 	tables := tmpl.OfType("AWS::DynamoDB::Table")
 	if len(tables) != 1 {
-		return res, fmt.Errorf("localstack: template declares %d tables, want 1", len(tables))
+		return res, fmt.Errorf("localrun: template declares %d tables, want 1", len(tables))
 	}
 	arn, err := ensureTable(ctx, db, tmpl.Resources[tables[0]].Properties, table)
 	if err != nil {
@@ -67,7 +69,7 @@ func ensureTable(ctx context.Context, db *dynamodb.Client, props map[string]any,
 	}
 	var nf *dtypes.ResourceNotFoundException
 	if !errors.As(err, &nf) {
-		return "", fmt.Errorf("localstack: describe table %s: %w", name, err)
+		return "", fmt.Errorf("localrun: describe table %s: %w", name, err)
 	}
 	var in struct {
 		AttributeDefinitions []struct{ AttributeName, AttributeType string }
@@ -87,7 +89,7 @@ func ensureTable(ctx context.Context, db *dynamodb.Client, props map[string]any,
 		}
 	}
 	if err := remarshal(props, &in); err != nil {
-		return "", fmt.Errorf("localstack: table properties: %w", err)
+		return "", fmt.Errorf("localrun: table properties: %w", err)
 	}
 	create := &dynamodb.CreateTableInput{TableName: &name, BillingMode: dtypes.BillingModePayPerRequest}
 	for _, a := range in.AttributeDefinitions {
@@ -113,12 +115,12 @@ func ensureTable(ctx context.Context, db *dynamodb.Client, props map[string]any,
 	}
 	out, err := db.CreateTable(ctx, create)
 	if err != nil {
-		return "", fmt.Errorf("localstack: create table %s: %w", name, err)
+		return "", fmt.Errorf("localrun: create table %s: %w", name, err)
 	}
 	if in.TimeToLive != nil && in.TimeToLive.Enabled {
 		if _, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: &name,
 			TimeToLiveSpecification: &dtypes.TimeToLiveSpecification{AttributeName: aws.String(in.TimeToLive.AttributeName), Enabled: aws.Bool(true)}}); err != nil {
-			return "", fmt.Errorf("localstack: enable ttl on %s: %w", name, err)
+			return "", fmt.Errorf("localrun: enable ttl on %s: %w", name, err)
 		}
 	}
 	return aws.ToString(out.TableDescription.LatestStreamArn), nil
@@ -142,7 +144,7 @@ func ensureQueue(ctx context.Context, q *sqs.Client, name string, props map[stri
 	}
 	out, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: &name, Attributes: attrs})
 	if err != nil {
-		return "", "", fmt.Errorf("localstack: create queue %s: %w", name, err)
+		return "", "", fmt.Errorf("localrun: create queue %s: %w", name, err)
 	}
 	arn, err := QueueARN(ctx, q, aws.ToString(out.QueueUrl))
 	if err != nil {
@@ -156,7 +158,7 @@ func QueueARN(ctx context.Context, q *sqs.Client, url string) (string, error) {
 	ga, err := q.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: &url,
 		AttributeNames: []stypes.QueueAttributeName{stypes.QueueAttributeNameQueueArn}})
 	if err != nil {
-		return "", fmt.Errorf("localstack: queue arn of %s: %w", url, err)
+		return "", fmt.Errorf("localrun: queue arn of %s: %w", url, err)
 	}
 	return ga.Attributes[string(stypes.QueueAttributeNameQueueArn)], nil
 }
@@ -172,7 +174,7 @@ func resolveArn(v any, arns map[string]string) (string, error) {
 	if arn, ok := arns[logical]; ok && attr == "Arn" {
 		return arn, nil
 	}
-	return "", fmt.Errorf("localstack: cannot resolve %v", v)
+	return "", fmt.Errorf("localrun: cannot resolve %v", v)
 }
 
 func remarshal(in, out any) error {

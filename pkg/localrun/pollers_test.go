@@ -1,4 +1,4 @@
-package localstack_test
+package localrun_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
-	"github.com/chatbridge/chat/pkg/localstack"
+	"github.com/chatbridge/chat/pkg/localrun"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
@@ -37,7 +37,7 @@ func TestRelayKeepsGoingAfterACancelledTransaction(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		localstack.RelayStream(ctx, dynamodbstreams.NewFromConfig(st.AWS), st.Resources.StreamARN,
+		localrun.RelayStream(ctx, dynamodbstreams.NewFromConfig(st.AWS), st.Resources.StreamARN,
 			&relay.Relay{Queue: sqsqueue.New(st.SQS, queue)}, 20*time.Millisecond)
 	}()
 	defer func() { cancel(); <-done }()
