@@ -2,6 +2,7 @@ package rooms
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -149,18 +150,27 @@ func ValidClientID(s string) bool { return uuidPattern.MatchString(s) }
 
 // NormalizeNickname trims s and reports the problem with it, if any.
 func NormalizeNickname(s string) (string, string) {
+	return normalizeName("nickname", MaxNicknameLen, s)
+}
+
+// normalizeName is the one rule for a display name a person types (a
+// guest's nickname, a room's name): trimmed, 1 to max characters, valid
+// UTF-8, and no control characters, line or paragraph separators, or
+// format characters other than ZWJ (which emoji sequences need). The second
+// result is the 422 message for field, or "".
+func normalizeName(field string, max int, s string) (string, string) {
 	s = strings.TrimSpace(s)
 	switch {
 	case s == "":
-		return "", "The nickname field is required."
+		return "", "The " + field + " field is required."
 	case !utf8.ValidString(s):
-		return "", "The nickname field contains invalid characters."
-	case utf8.RuneCountInString(s) > MaxNicknameLen:
-		return "", "The nickname field must not be greater than 64 characters."
+		return "", "The " + field + " field contains invalid characters."
+	case utf8.RuneCountInString(s) > max:
+		return "", fmt.Sprintf("The %s field must not be greater than %d characters.", field, max)
 	}
 	for _, r := range s {
 		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r) && r != '\u200d' {
-			return "", "The nickname field contains invalid characters."
+			return "", "The " + field + " field contains invalid characters."
 		}
 	}
 	return s, ""

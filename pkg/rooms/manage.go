@@ -2,10 +2,7 @@ package rooms
 
 import (
 	"context"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/workspaces"
@@ -114,21 +111,7 @@ func (m *Manager) Create(ctx context.Context, p workspaces.Principal, req Create
 // nickname's rule (control characters, line and paragraph separators and
 // format characters other than ZWJ are refused) with 100 characters.
 func NormalizeRoomName(s string) (string, string) {
-	s = strings.TrimSpace(s)
-	switch {
-	case s == "":
-		return "", "The name field is required."
-	case !utf8.ValidString(s):
-		return "", "The name field contains invalid characters."
-	case utf8.RuneCountInString(s) > MaxRoomNameLen:
-		return "", "The name field must not be greater than 100 characters."
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r) && r != '\u200d' {
-			return "", "The name field contains invalid characters."
-		}
-	}
-	return s, ""
+	return normalizeName("name", MaxRoomNameLen, s)
 }
 
 // List returns a page of p's workspace's rooms, newest first. Errors: those
