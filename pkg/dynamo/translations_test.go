@@ -2,7 +2,6 @@ package dynamo_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
@@ -511,53 +510,11 @@ func streamOf(t *testing.T, st *stacktest.Stack, pk string) events.DynamoDBEvent
 				continue
 			}
 			ev.Records = append(ev.Records, events.DynamoDBEventRecord{EventName: string(r.EventName), Change: events.DynamoDBStreamRecord{
-				SequenceNumber: aws.ToString(r.Dynamodb.SequenceNumber), NewImage: lambdaImage(t, r.Dynamodb.NewImage),
+				SequenceNumber: aws.ToString(r.Dynamodb.SequenceNumber), NewImage: stacktest.LambdaImage(t, r.Dynamodb.NewImage),
 			}})
 		}
 	}
 	return ev
-}
-
-// lambdaImage converts a stream image to the Lambda event's form, through
-// the JSON that Lambda delivers.
-func lambdaImage(t *testing.T, image map[string]streamtypes.AttributeValue) map[string]events.DynamoDBAttributeValue {
-	t.Helper()
-	var toJSON func(v streamtypes.AttributeValue) any
-	toJSON = func(v streamtypes.AttributeValue) any {
-		switch v := v.(type) {
-		case *streamtypes.AttributeValueMemberS:
-			return map[string]any{"S": v.Value}
-		case *streamtypes.AttributeValueMemberN:
-			return map[string]any{"N": v.Value}
-		case *streamtypes.AttributeValueMemberBOOL:
-			return map[string]any{"BOOL": v.Value}
-		case *streamtypes.AttributeValueMemberSS:
-			return map[string]any{"SS": v.Value}
-		case *streamtypes.AttributeValueMemberNULL:
-			return map[string]any{"NULL": true}
-		case *streamtypes.AttributeValueMemberM:
-			m := map[string]any{}
-			for k, e := range v.Value {
-				m[k] = toJSON(e)
-			}
-			return map[string]any{"M": m}
-		}
-		t.Fatalf("stream attribute of type %T not converted", v)
-		return nil
-	}
-	m := map[string]any{}
-	for k, v := range image {
-		m[k] = toJSON(v)
-	}
-	raw, err := json.Marshal(m)
-	if err != nil {
-		t.Fatalf("marshal image: %v", err)
-	}
-	var out map[string]events.DynamoDBAttributeValue
-	if err := json.Unmarshal(raw, &out); err != nil {
-		t.Fatalf("unmarshal image: %v", err)
-	}
-	return out
 }
 
 type countingTranslator struct {

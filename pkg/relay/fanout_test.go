@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/chatbridge/chat/internal/stacktest"
 	"sort"
 	"strings"
 	"testing"
@@ -172,7 +173,7 @@ func allStreamRecords(t *testing.T, w *world) events.DynamoDBEvent {
 				image[k] = v
 			}
 			rec := events.DynamoDBEventRecord{EventName: string(r.EventName), EventSource: "aws:dynamodb",
-				Change: events.DynamoDBStreamRecord{SequenceNumber: aws.ToString(r.Dynamodb.SequenceNumber), NewImage: lambdaImage(t, image)}}
+				Change: events.DynamoDBStreamRecord{SequenceNumber: aws.ToString(r.Dynamodb.SequenceNumber), NewImage: stacktest.LambdaImage(t, image)}}
 			if r.Dynamodb.ApproximateCreationDateTime != nil {
 				rec.Change.ApproximateCreationDateTime = events.SecondsEpochTime{Time: *r.Dynamodb.ApproximateCreationDateTime}
 			}
