@@ -67,8 +67,11 @@ func parseInetAton(s string) (netip.Addr, bool) {
 	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
 }
 
+// atonPart parses one part as strtoul(3) with base 0 does for inet_aton:
+// any number of leading zeros (glibc reads "0000000000012" as octal 12), and
+// a value past 64 bits is no address (strtoul's ERANGE).
 func atonPart(p string) (uint64, bool) {
-	if p == "" || len(p) > 12 {
+	if p == "" {
 		return 0, false
 	}
 	base := 10
@@ -80,6 +83,12 @@ func atonPart(p string) (uint64, bool) {
 		}
 	case len(p) > 1 && p[0] == '0':
 		base, p = 8, p[1:]
+	}
+	// Leading zeros do not change the value, however many there are.
+	if trimmed := strings.TrimLeft(p, "0"); trimmed != "" {
+		p = trimmed
+	} else {
+		p = "0"
 	}
 	v, err := strconv.ParseUint(p, base, 64)
 	return v, err == nil

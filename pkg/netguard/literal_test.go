@@ -53,6 +53,10 @@ func TestAllowedForms(t *testing.T) {
 		{"64:ff9b::a9fe:a9fe", nil, false},
 		{"64:ff9b::93.184.216.34", nil, true},
 		{"64:ff9b:1::1", nil, false},
+		// SIIT's IPv4-translated form.
+		{"::ffff:0:7f00:1", nil, false},
+		{"::ffff:0:a9fe:a9fe", nil, false},
+		{"::ffff:0:5db8:d822", nil, true},
 		{"::127.0.0.1", nil, false},
 		{"2002:7f00:1::1", nil, false},
 		{"2002:5db8:d822::1", nil, true},
@@ -94,6 +98,17 @@ func TestHostIP(t *testing.T) {
 		{"256.1.1.1", ""},
 		{"4294967296", ""},
 		{"0x1g", ""},
+		// Long numeric spellings that getaddrinfo reads (leading zeros).
+		{"0x00000000a9fea9fe", "169.254.169.254"},
+		{"000000000000251.254.169.254", "169.254.169.254"},
+		{"0000000000012.0.0.1", "10.0.0.1"},
+		{"0x0000000000a.0.0.1", "10.0.0.1"},
+		{"00000000000000000000", "0.0.0.0"},
+		{"0x000000000000000", "0.0.0.0"},
+		{"0x00000000000000000000000000000000000000007f000001", "127.0.0.1"},
+		// Past 64 bits strtoul answers ERANGE: no address.
+		{"0x1ffffffffffffffff", ""},
+		{"99999999999999999999", ""},
 		{"", ""},
 	} {
 		ip, ok := netguard.HostIP(tc.host)
@@ -136,6 +151,13 @@ func TestCheckTarget(t *testing.T) {
 		{"https://[::ffff:127.0.0.1]/", nil, netguard.ErrBlockedRange},
 		{"https://[64:ff9b::a9fe:a9fe]/", nil, netguard.ErrBlockedRange},
 		{"https://[fe80::1%25eth0]/", nil, netguard.ErrBlockedRange},
+		{"https://0x00000000a9fea9fe/", nil, netguard.ErrBlockedRange},
+		{"https://000000000000251.254.169.254/", nil, netguard.ErrBlockedRange},
+		{"https://0000000000012.0.0.1/", nil, netguard.ErrBlockedRange},
+		{"https://0x0000000000a.0.0.1/", nil, netguard.ErrBlockedRange},
+		{"https://00000000000000000000/", nil, netguard.ErrBlockedRange},
+		{"https://0x000000000000000/", nil, netguard.ErrBlockedRange},
+		{"https://[::ffff:0:7f00:1]/", nil, netguard.ErrBlockedRange},
 		{"https://localhost/", nil, netguard.ErrBlockedRange},
 		{"https://api.localhost./", nil, netguard.ErrBlockedRange},
 		{"https://93.184.216.34/", nil, nil},

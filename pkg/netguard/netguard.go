@@ -52,16 +52,18 @@ var blocked6 = prefixes(
 var (
 	nat64     = netip.MustParsePrefix("64:ff9b::/96")
 	sixToFour = netip.MustParsePrefix("2002::/16")
+	// siit is the IPv4-translated prefix of SIIT (RFC 2765, ::ffff:0:a.b.c.d).
+	siit = netip.MustParsePrefix("::ffff:0:0:0/96")
 )
 
 // embedded returns the IPv4 address an IPv6 address stands for, if any:
-// IPv4-mapped (::ffff:a.b.c.d), well-known NAT64 (64:ff9b::a.b.c.d) and 6to4
-// (2002:aabb:ccdd::/48).
+// IPv4-mapped (::ffff:a.b.c.d), IPv4-translated (SIIT, ::ffff:0:a.b.c.d),
+// well-known NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:aabb:ccdd::/48).
 func embedded(ip netip.Addr) (netip.Addr, bool) {
 	switch {
 	case ip.Is4In6():
 		return ip.Unmap(), true
-	case nat64.Contains(ip):
+	case nat64.Contains(ip), siit.Contains(ip):
 		b := ip.As16()
 		return netip.AddrFrom4([4]byte(b[12:16])), true
 	case sixToFour.Contains(ip):
