@@ -29,6 +29,10 @@ const (
 // hold.
 var Types = []string{MessageCreated, MessageTranslated, RoomCreated, RoomGuestJoined, RoomMessageCreated, RoomClosed}
 
+// OutboundTypes are the types an outbound webhook may subscribe to: every
+// type but room.message_created, which goes to support webhooks only.
+var OutboundTypes = []string{MessageCreated, MessageTranslated, RoomCreated, RoomGuestJoined, RoomClosed}
+
 // supportTypes are sent to every active support webhook.
 var supportTypes = []string{RoomCreated, RoomGuestJoined, RoomMessageCreated, RoomClosed}
 
@@ -61,7 +65,7 @@ func (w Webhook) Receives(t string) bool {
 	}
 	switch w.Kind {
 	case KindOutbound:
-		return t != RoomMessageCreated && slices.Contains(w.Events, t)
+		return slices.Contains(OutboundTypes, t) && slices.Contains(w.Events, t)
 	case KindSupport:
 		return slices.Contains(supportTypes, t)
 	}

@@ -12,14 +12,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/jsonbody"
 	"github.com/chatbridge/chat/pkg/netguard"
 )
 
 // EventTypes are the event types an outbound webhook may subscribe to
-// (contract section 11), in the contract's order.
-var EventTypes = []string{"message.created", "message.translated", "room.created",
-	"room.guest_joined", "room.message_created", "room.closed"}
+// (contract section 11), in the contract's order: every type an outbound
+// webhook can receive. room.message_created goes to support webhooks only,
+// so a subscription to it would never deliver anything and is refused.
+var EventTypes = events.OutboundTypes
 
 // Field bounds of contract section 10.
 const (
