@@ -55,8 +55,9 @@ func FreePort() (int, error) {
 
 // Start launches moto_server on a free loopback port behind a proxy on
 // 127.0.0.1:port (a free port when port is 0), and waits until it answers.
-// The binary is MOTO_SERVER, or moto_server on PATH.
-func Start(ctx context.Context, port int) (*Server, error) {
+// The binary is MOTO_SERVER, or moto_server on PATH. The proxy keeps AWS's
+// limits (limits.go); opts change them.
+func Start(ctx context.Context, port int, opts ...Option) (*Server, error) {
 	bin := os.Getenv("MOTO_SERVER")
 	if bin == "" {
 		bin = "moto_server"
@@ -114,6 +115,9 @@ func Start(ctx context.Context, port int) (*Server, error) {
 				return nil, fmt.Errorf("motoserver: proxy on port %d: %w", port, err)
 			}
 			s.proxy, s.URL = proxy, url
+			for _, o := range opts {
+				o(proxy.Handler.(*isolator).limits)
+			}
 			return s, nil
 		}
 		if time.Now().After(deadline) {
