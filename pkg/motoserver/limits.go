@@ -269,6 +269,14 @@ func (l *limiter) serveOverride(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
+// clock is the proxy's time (a test may stop it).
+func (l *limiter) clock() time.Time {
+	l.mu.Lock()
+	now := l.now
+	l.mu.Unlock()
+	return now()
+}
+
 // inFlightOf is the in-flight limit of the queue named name.
 func (l *limiter) inFlightOf(name string) int {
 	l.mu.Lock()

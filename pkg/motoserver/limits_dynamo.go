@@ -178,7 +178,9 @@ func (l *limiter) transactGet(w http.ResponseWriter, r *http.Request, body []byt
 	}
 	r.Header.Del("Accept-Encoding") // after reads the answer
 	x.sizeOf = func(answer []byte) int {
-		var out struct{ Responses []struct{ Item map[string]json.RawMessage } }
+		var out struct {
+			Responses []struct{ Item map[string]json.RawMessage }
+		}
 		if json.Unmarshal(answer, &out) != nil {
 			return 0
 		}
@@ -262,7 +264,9 @@ func (l *limiter) keyAttributes(r *http.Request, table string) ([]string, bool) 
 		return attrs, true
 	}
 	var out struct {
-		Table struct{ KeySchema []struct{ AttributeName string } }
+		Table struct {
+			KeySchema []struct{ AttributeName string }
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 10*time.Second)
 	defer cancel()

@@ -142,7 +142,7 @@ func (l *limiter) visibilityRefusal(handle string, seconds int) string {
 	l.sqs.mu.Lock()
 	at, ok := l.sqs.received[handle]
 	l.sqs.mu.Unlock()
-	if !ok || !l.now().Add(time.Duration(seconds)*time.Second).After(at.Add(maxVisibility)) {
+	if !ok || !l.clock().Add(time.Duration(seconds)*time.Second).After(at.Add(maxVisibility)) {
 		return ""
 	}
 	return fmt.Sprintf("Value %d for parameter VisibilityTimeout is invalid. Reason: Total VisibilityTimeout for the message is beyond the limit [%d seconds]",
@@ -244,9 +244,11 @@ func (l *limiter) sqsAfter(resp *http.Response, op string, x *exchange) error {
 		return err
 	}
 	if op == "ReceiveMessage" {
-		var out struct{ Messages []struct{ ReceiptHandle string } }
+		var out struct {
+			Messages []struct{ ReceiptHandle string }
+		}
 		_ = json.Unmarshal(data, &out)
-		now := l.now()
+		now := l.clock()
 		l.sqs.mu.Lock()
 		if len(l.sqs.received)+len(out.Messages) > maxHandles {
 			for h, at := range l.sqs.received {

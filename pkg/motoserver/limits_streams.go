@@ -43,7 +43,7 @@ func (l *limiter) streamsBefore(w http.ResponseWriter, r *http.Request, op strin
 	l.mu.Lock()
 	window := l.readerWindow
 	l.mu.Unlock()
-	reader, now := accessKey(r), l.now()
+	reader, now := accessKey(r), l.clock()
 	l.streams.mu.Lock()
 	shard, ok := l.streams.shardOf[in.ShardIterator]
 	delete(l.streams.shardOf, in.ShardIterator) // an iterator is used once
