@@ -50,6 +50,11 @@ func ReaderWindow(d time.Duration) Option { return func(l *limiter) { l.readerWi
 // of each other overlap for sure.
 func TransactionHold(d time.Duration) Option { return func(l *limiter) { l.hold = d } }
 
+// TransactionWindow sets how long after its arrival a TransactWriteItems
+// overlaps the requests that touch its items (DefaultTransactionWindow
+// unless set; 0 leaves conflicts to TransactionHold alone).
+func TransactionWindow(d time.Duration) Option { return func(l *limiter) { l.window = d } }
+
 // Override is a change of the limits for one queue or table, sent to a
 // running proxy (SetLimits), so that a test sharing one moto_server with
 // others changes only its own resources.
@@ -91,6 +96,7 @@ type Info struct {
 	InFlight       int
 	ReaderWindowMS int64
 	HoldMS         int64
+	WindowMS       int64
 }
 
 // CheckFaithful reports an error unless endpoint is this package's proxy
@@ -128,6 +134,7 @@ type limiter struct {
 	inFlight     int
 	readerWindow time.Duration
 	hold         time.Duration
+	window       time.Duration
 	queueLimits  map[string]int           // queue name → in-flight limit
 	tableHolds   map[string]time.Duration // table name → transaction hold
 
@@ -139,7 +146,7 @@ type limiter struct {
 func newLimiter(moto string) *limiter {
 	return &limiter{
 		moto: moto, client: &http.Client{Timeout: backendTimeout}, now: time.Now,
-		inFlight: DefaultInFlight, readerWindow: DefaultReaderWindow,
+		inFlight: DefaultInFlight, readerWindow: DefaultReaderWindow, window: DefaultTransactionWindow,
 		queueLimits: map[string]int{}, tableHolds: map[string]time.Duration{},
 		dynamo:  dynamoLimits{held: map[string]*heldTxn{}, schemas: map[string][]string{}},
 		sqs:     sqsLimits{received: map[string]time.Time{}, reserved: map[string]int{}},
@@ -235,7 +242,7 @@ func (l *limiter) reset() {
 
 func (l *limiter) serveInfo(w http.ResponseWriter) {
 	l.mu.Lock()
-	info := Info{Service: Service, InFlight: l.inFlight, ReaderWindowMS: l.readerWindow.Milliseconds(), HoldMS: l.hold.Milliseconds()}
+	info := Info{Service: Service, InFlight: l.inFlight, ReaderWindowMS: l.readerWindow.Milliseconds(), HoldMS: l.hold.Milliseconds(), WindowMS: l.window.Milliseconds()}
 	l.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(info)
@@ -285,6 +292,13 @@ func (l *limiter) inFlightOf(name string) int {
 		return n
 	}
 	return l.inFlight
+}
+
+// windowOf is how long a transaction overlaps others without a hold.
+func (l *limiter) windowOf() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.window
 }
 
 // holdOf is how long a transaction writing to tables stays in flight.

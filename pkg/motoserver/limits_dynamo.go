@@ -33,8 +33,11 @@ const (
 //     (TransactionConflictException), and cancels a TransactGetItems that
 //     reads one. moto runs one request at a time and never does: the proxy
 //     registers a transaction's items when its request arrives, before it
-//     waits for the isolator's lock, and releases them once moto answered.
-//     The first to arrive runs; the one that collides with it is refused.
+//     waits for the isolator's lock, and releases them once moto answered;
+//     a request that arrives within the first's run time as DynamoDB's
+//     (heldTxn) and touches one of them is refused. The first to arrive
+//     runs. TransactionHold stretches that time, so that tests overlap two
+//     transactions for sure.
 //   - A transaction holds at most 4 MB (ValidationException).
 type dynamoLimits struct {
 	mu      sync.Mutex
@@ -42,8 +45,21 @@ type dynamoLimits struct {
 	schemas map[string][]string // table → its key attributes
 }
 
-// heldTxn is a TransactWriteItems in flight.
-type heldTxn struct{ token string }
+// heldTxn is a TransactWriteItems in flight, overlapping others until
+// until: as long as DynamoDB would take to run it (its window after
+// it arrives), or its hold. Waiting for the isolator's lock behind other
+// tests' writes does not count: that is moto's slowness, not DynamoDB's.
+type heldTxn struct {
+	token string
+	until time.Time
+}
+
+// DefaultTransactionWindow is about how long DynamoDB takes to run a small
+// TransactWriteItems: two requests that touch one item within it overlap.
+const DefaultTransactionWindow = 25 * time.Millisecond
+
+// overlaps reports whether t is still in flight as DynamoDB would run it.
+func (t *heldTxn) overlaps(now time.Time) bool { return now.Before(t.until) }
 
 // transactItem is one action of a transaction, whatever its kind.
 type transactItem struct {
@@ -73,7 +89,8 @@ func (l *limiter) dynamoBefore(w http.ResponseWriter, r *http.Request, op string
 			return nil, false
 		}
 		l.dynamo.mu.Lock()
-		_, busy := l.dynamo.held[id]
+		other, busy := l.dynamo.held[id]
+		busy = busy && other.overlaps(time.Now())
 		l.dynamo.mu.Unlock()
 		if busy {
 			writeJSONError(w, http.StatusBadRequest, dynamoErrPrefix+"TransactionConflictException", conflictMessage, nil)
@@ -112,12 +129,13 @@ func (l *limiter) transactWrite(w http.ResponseWriter, r *http.Request, body []b
 		writeJSONError(w, http.StatusBadRequest, validationType, tooLargeMessage, nil)
 		return nil, true
 	}
-	txn := &heldTxn{token: in.ClientRequestToken}
+	now, hold := time.Now(), l.holdOf(tables)
+	txn := &heldTxn{token: in.ClientRequestToken, until: now.Add(max(l.windowOf(), hold))}
 	l.dynamo.mu.Lock()
 	reasons, conflict, sameToken := make([]map[string]string, len(ids)), false, false
 	for i, id := range ids {
 		reasons[i] = map[string]string{"Code": "None"}
-		if other, ok := l.dynamo.held[id]; ok {
+		if other, ok := l.dynamo.held[id]; ok && other.overlaps(now) {
 			reasons[i] = map[string]string{"Code": "TransactionConflict", "Message": conflictMessage}
 			conflict = true
 			sameToken = sameToken || (txn.token != "" && other.token == txn.token)
@@ -138,7 +156,7 @@ func (l *limiter) transactWrite(w http.ResponseWriter, r *http.Request, body []b
 		writeCancelled(w, reasons)
 		return nil, true
 	}
-	if hold := l.holdOf(tables); hold > 0 {
+	if hold > 0 {
 		time.Sleep(hold)
 	}
 	return func() {
@@ -165,7 +183,8 @@ func (l *limiter) transactGet(w http.ResponseWriter, r *http.Request, body []byt
 			return false
 		}
 		l.dynamo.mu.Lock()
-		_, busy := l.dynamo.held[id]
+		other, busy := l.dynamo.held[id]
+		busy = busy && other.overlaps(time.Now())
 		l.dynamo.mu.Unlock()
 		if busy {
 			reasons[i] = map[string]string{"Code": "TransactionConflict", "Message": conflictMessage}
