@@ -149,7 +149,7 @@ func newLimiter(moto string) *limiter {
 		inFlight: DefaultInFlight, readerWindow: DefaultReaderWindow, window: DefaultTransactionWindow,
 		queueLimits: map[string]int{}, tableHolds: map[string]time.Duration{},
 		dynamo:  dynamoLimits{held: map[string]*heldTxn{}, schemas: map[string][]string{}},
-		sqs:     sqsLimits{received: map[string]time.Time{}, reserved: map[string]int{}},
+		sqs:     sqsLimits{received: map[string]time.Time{}, reserved: map[string]int{}, counts: map[string]*queueCount{}},
 		streams: streamLimits{shardOf: map[string]string{}, readers: map[string]map[string]time.Time{}},
 	}
 }
@@ -158,6 +158,7 @@ func newLimiter(moto string) *limiter {
 // the request's context.
 type exchange struct {
 	shard  string           // GetShardIterator: the shard asked for
+	queue  string           // ReceiveMessage: the queue's name
 	failed []batchFailure   // batch entries refused before moto saw them
 	sizeOf func([]byte) int // TransactGetItems: checks the answer's size
 }
@@ -233,6 +234,7 @@ func (l *limiter) reset() {
 	l.dynamo.mu.Unlock()
 	l.sqs.mu.Lock()
 	clear(l.sqs.received)
+	clear(l.sqs.counts)
 	l.sqs.mu.Unlock()
 	l.streams.mu.Lock()
 	clear(l.streams.shardOf)

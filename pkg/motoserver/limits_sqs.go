@@ -44,8 +44,42 @@ const (
 //     receive gets at most the messages left to the limit.
 type sqsLimits struct {
 	mu       sync.Mutex
-	received map[string]time.Time // receipt handle → when it was received
-	reserved map[string]int       // queue → messages promised to receives at moto
+	received map[string]time.Time   // receipt handle → when it was received
+	reserved map[string]int         // queue → messages promised to receives at moto
+	counts   map[string]*queueCount // queue → its in-flight count, as last asked
+}
+
+// queueCount is a queue's in-flight count as moto last gave it, and the
+// messages received through the proxy since: at most their sum are in
+// flight now. While that is far below the limit, a receive need not ask
+// moto again (asking costs more than the receive).
+type queueCount struct {
+	n, wait, since int
+	at             time.Time
+}
+
+// countFresh bounds how long a queue's count is trusted.
+const countFresh = 5 * time.Second
+
+// knownInFlight returns the queue's count when it is known well enough to
+// let most more messages through without asking moto.
+func (l *limiter) knownInFlight(name string, limit, most int) (n, wait int, fresh bool) {
+	l.sqs.mu.Lock()
+	defer l.sqs.mu.Unlock()
+	c := l.sqs.counts[name]
+	if c == nil || time.Since(c.at) > countFresh || c.n+c.since+l.sqs.reserved[name]+most > limit {
+		return 0, 0, false
+	}
+	return c.n + c.since, c.wait, true
+}
+
+func (l *limiter) noteInFlight(name string, n, wait int) {
+	l.sqs.mu.Lock()
+	defer l.sqs.mu.Unlock()
+	if len(l.sqs.counts) > 10000 {
+		clear(l.sqs.counts)
+	}
+	l.sqs.counts[name] = &queueCount{n: n, wait: wait, at: time.Now()}
 }
 
 // batchFailure is a batch entry refused as SQS refuses it.
@@ -86,7 +120,7 @@ func (l *limiter) sqsBefore(w http.ResponseWriter, r *http.Request, op string, b
 		}
 	case "ReceiveMessage":
 		r.Header.Del("Accept-Encoding") // after reads the receipt handles
-		return l.receive(w, r, body)
+		return l.receive(w, r, body, x)
 	}
 	return nil, false
 }
@@ -155,7 +189,7 @@ func delayMessage(seconds int) string {
 
 // receive lets a ReceiveMessage through to moto only below the queue's
 // in-flight limit, and for no more messages than the limit leaves.
-func (l *limiter) receive(w http.ResponseWriter, r *http.Request, body []byte) (func(), bool) {
+func (l *limiter) receive(w http.ResponseWriter, r *http.Request, body []byte, x *exchange) (func(), bool) {
 	var in map[string]json.RawMessage
 	if json.Unmarshal(body, &in) != nil {
 		return nil, false
@@ -173,6 +207,8 @@ func (l *limiter) receive(w http.ResponseWriter, r *http.Request, body []byte) (
 	name := queueName(queueURL)
 	limit := l.inFlightOf(name)
 	auth := r.Header.Get("Authorization")
+	x.queue = name
+	var err error
 	inFlight := func() (n, queueWait int, err error) {
 		var out struct{ Attributes map[string]string }
 		err = l.callMoto(r.Context(), auth, sqsPrefix+"GetQueueAttributes", map[string]any{"QueueUrl": queueURL,
@@ -181,9 +217,12 @@ func (l *limiter) receive(w http.ResponseWriter, r *http.Request, body []byte) (
 		queueWait, _ = strconv.Atoi(out.Attributes["ReceiveMessageWaitTimeSeconds"])
 		return n, queueWait, err
 	}
-	n, queueWait, err := inFlight()
-	if err != nil {
-		return nil, false // no such queue: moto answers
+	n, queueWait, fresh := l.knownInFlight(name, limit, most)
+	if !fresh {
+		if n, queueWait, err = inFlight(); err != nil {
+			return nil, false // no such queue: moto answers
+		}
+		l.noteInFlight(name, n, queueWait)
 	}
 	if wait < 0 {
 		wait = queueWait
@@ -226,9 +265,10 @@ func (l *limiter) receive(w http.ResponseWriter, r *http.Request, body []byte) (
 			return nil, true
 		}
 		time.Sleep(inFlightPoll)
-		if n, _, err = inFlight(); err != nil {
+		if n, queueWait, err = inFlight(); err != nil {
 			return nil, false
 		}
+		l.noteInFlight(name, n, queueWait)
 	}
 }
 
@@ -262,6 +302,9 @@ func (l *limiter) sqsAfter(resp *http.Response, op string, x *exchange) error {
 		}
 		for _, m := range out.Messages {
 			l.sqs.received[m.ReceiptHandle] = now
+		}
+		if c := l.sqs.counts[x.queue]; c != nil {
+			c.since += len(out.Messages)
 		}
 		l.sqs.mu.Unlock()
 	}
