@@ -3,6 +3,8 @@ package motoserver
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -382,16 +384,26 @@ func writeJSONError(w http.ResponseWriter, status int, typ, message string, extr
 	}
 	data, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	w.Header().Set("X-Amzn-Requestid", requestID())
 	w.Header().Set("X-Amzn-Errortype", typ[strings.IndexByte(typ, '#')+1:])
 	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
 }
 
+// requestID is an id for an answer the proxy gives itself, as AWS gives
+// each answer one (the SDK logs it with the error).
+func requestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return "local-aws-" + hex.EncodeToString(b[:])
+}
+
 // writeJSON answers 200 with v.
 func writeJSON(w http.ResponseWriter, v any) {
 	data, _ := json.Marshal(v)
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	w.Header().Set("X-Amzn-Requestid", requestID())
 	w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(data)
