@@ -1,5 +1,7 @@
 // Package motoserver starts and stops a local moto_server, which speaks the
-// DynamoDB and SQS protocols on one loopback port. Tests and `chatctl serve`
+// DynamoDB and SQS protocols on one loopback port, behind a proxy that makes
+// it as strict as AWS: writes run one at a time (isolate.go) and AWS's
+// limits hold (limits.go). Tests, `chatctl serve` and `chatctl local-aws`
 // use it; it is never part of a deployed function.
 package motoserver
 
@@ -28,7 +30,8 @@ import (
 var patch []byte
 
 // Server is a running moto_server process behind an isolating proxy
-// (isolate.go). URL is the proxy's: clients never talk to moto directly.
+// (isolate.go) that keeps AWS's limits (limits.go). URL is the proxy's:
+// clients never talk to moto directly.
 type Server struct {
 	URL    string
 	cmd    *exec.Cmd
