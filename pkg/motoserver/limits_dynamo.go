@@ -38,6 +38,7 @@ const (
 //     (heldTxn) and touches one of them is refused. The first to arrive
 //     runs. TransactionHold stretches that time, so that tests overlap two
 //     transactions for sure.
+//     (BatchWriteItem and PartiQL are not checked.)
 //   - A transaction holds at most 4 MB (ValidationException).
 type dynamoLimits struct {
 	mu      sync.Mutex
