@@ -82,9 +82,12 @@ func runLocalAWS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stdout, "%s=%s\n", v[0], v[1])
 	}
 	if *samEnv != "" {
+		// SAM sets AWS_REGION itself and overrides only declared variables.
 		params := map[string]string{awsenv.EnvCursorKey: localCursorKey}
 		for _, v := range vars {
-			params[v[0]] = v[1]
+			if v[0] != awsenv.EnvRegion {
+				params[v[0]] = v[1]
+			}
 		}
 		data, _ := json.MarshalIndent(map[string]any{"Parameters": params}, "", "  ")
 		if err := os.WriteFile(*samEnv, append(data, '\n'), 0o600); err != nil {
