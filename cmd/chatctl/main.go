@@ -4,6 +4,7 @@
 //	chatctl apply FILE|-       create or update workspaces from a fixture document
 //	chatctl post ...           send a correctly authenticated inbound webhook request
 //	chatctl replay-relay-failures  queue again the messages of RelayFailureQueue's records
+//	chatctl local-aws          moto_server with AWS's limits, the table and queues (--addr)
 //
 // Every subcommand honours AWS_ENDPOINT_URL, AWS_REGION and TABLE_NAME, with
 // local defaults that agree with each other (see README.md).
@@ -24,6 +25,7 @@ const usage = `usage:
   chatctl post --webhook-url URL (--secret S | --signing-secret S) [--idempotency-key K] CONTENT
   chatctl replay-relay-failures [--failure-queue-url URL] [--queue-url URL]
   chatctl listen --signing-secret S [--addr 127.0.0.1:PORT]   receive webhook deliveries, print each event
+  chatctl local-aws [--addr 127.0.0.1:PORT] [--sqs-in-flight N] [--sam-env-vars FILE]   serve the faithful local AWS
 `
 
 func main() {
@@ -51,6 +53,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runReplayRelayFailures(ctx, args[1:], stdout, stderr)
 	case "listen":
 		return runListen(ctx, args[1:], stdout, stderr)
+	case "local-aws":
+		return runLocalAWS(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

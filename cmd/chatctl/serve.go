@@ -87,6 +87,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer moto.Stop()
 		os.Setenv(awsenv.EnvEndpoint, moto.URL)
 		fmt.Fprintf(stderr, "chatctl: started moto_server at %s (stopped on exit)\n", moto.URL)
+	} else if _, err := motoserver.CheckFaithful(ctx, os.Getenv(awsenv.EnvEndpoint)); err != nil {
+		// A plain moto_server lacks what keeps it faithful (package motoserver).
+		return fmt.Errorf("AWS_ENDPOINT_URL: %w; start the faithful one with `chatctl local-aws --addr 127.0.0.1:PORT` and point AWS_ENDPOINT_URL at it", err)
 	}
 	a, _, err := app.FromEnv(ctx)
 	if err != nil {

@@ -81,6 +81,8 @@ type isolator struct {
 	gen     int
 	itersMu sync.Mutex
 	iters   map[string]int
+
+	limits *limiter // AWS's limits (limits.go)
 }
 
 func newIsolator(target string) (*isolator, error) {
@@ -88,13 +90,18 @@ func newIsolator(target string) (*isolator, error) {
 	if err != nil {
 		return nil, err
 	}
-	i := &isolator{iters: map[string]int{}}
+	i := &isolator{iters: map[string]int{}, limits: newLimiter(target)}
 	i.proxy = httputil.NewSingleHostReverseProxy(u)
 	i.proxy.ModifyResponse = i.observe
 	return i, nil
 }
 
 func (i *isolator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r, done, refused := i.limits.before(w, r)
+	if refused {
+		return
+	}
+	defer done()
 	target := r.Header.Get("X-Amz-Target")
 	switch {
 	case readOnly[target]:
@@ -133,6 +140,9 @@ func (i *isolator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // observe notes, from moto's answers, the failed transactions and the shard
 // iterators issued. It runs while ServeHTTP holds the lock.
 func (i *isolator) observe(resp *http.Response) error {
+	if err := i.limits.after(resp); err != nil {
+		return err
+	}
 	switch target := resp.Request.Header.Get("X-Amz-Target"); {
 	case target == transactionTarget && resp.StatusCode != http.StatusOK, resp.Request.URL.Path == "/moto-api/reset":
 		// Held alone: no iterator is being issued or used.

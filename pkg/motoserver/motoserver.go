@@ -1,5 +1,7 @@
 // Package motoserver starts and stops a local moto_server, which speaks the
-// DynamoDB and SQS protocols on one loopback port. Tests and `chatctl serve`
+// DynamoDB and SQS protocols on one loopback port, behind a proxy that makes
+// it as strict as AWS: writes run one at a time (isolate.go) and AWS's
+// limits hold (limits.go). Tests, `chatctl serve` and `chatctl local-aws`
 // use it; it is never part of a deployed function.
 package motoserver
 
@@ -28,7 +30,8 @@ import (
 var patch []byte
 
 // Server is a running moto_server process behind an isolating proxy
-// (isolate.go). URL is the proxy's: clients never talk to moto directly.
+// (isolate.go) that keeps AWS's limits (limits.go). URL is the proxy's:
+// clients never talk to moto directly.
 type Server struct {
 	URL    string
 	cmd    *exec.Cmd
@@ -55,8 +58,9 @@ func FreePort() (int, error) {
 
 // Start launches moto_server on a free loopback port behind a proxy on
 // 127.0.0.1:port (a free port when port is 0), and waits until it answers.
-// The binary is MOTO_SERVER, or moto_server on PATH.
-func Start(ctx context.Context, port int) (*Server, error) {
+// The binary is MOTO_SERVER, or moto_server on PATH. The proxy keeps AWS's
+// limits (limits.go); opts change them.
+func Start(ctx context.Context, port int, opts ...Option) (*Server, error) {
 	bin := os.Getenv("MOTO_SERVER")
 	if bin == "" {
 		bin = "moto_server"
@@ -114,6 +118,9 @@ func Start(ctx context.Context, port int) (*Server, error) {
 				return nil, fmt.Errorf("motoserver: proxy on port %d: %w", port, err)
 			}
 			s.proxy, s.URL = proxy, url
+			for _, o := range opts {
+				o(proxy.Handler.(*isolator).limits)
+			}
 			return s, nil
 		}
 		if time.Now().After(deadline) {

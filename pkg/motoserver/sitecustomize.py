@@ -14,6 +14,8 @@
 # failure swaps the copy in: the stream's readers keep the old shard, which
 # holds the records of writes that never happened and never gets another.
 # Concurrency is the proxy's job (isolate.go): it runs each write alone.
+#
+# It also sets two of AWS's limits where moto's differ (_patch_limits).
 import os
 import sys
 
@@ -123,10 +125,36 @@ def _patch():
     DynamoDBBackend.transact_write_items = transact_write_items
 
 
-try:
-    _patch()
-except Exception as e:  # noqa: BLE001 - moto still runs, unpatched
-    sys.stderr.write("motoserver: transaction patch not applied: %r\n" % (e,))
+def _patch_limits():
+    # AWS's limits where moto's differ; the proxy keeps the rest (limits_*.go).
+    # TransactGetItems takes up to 100 items (moto: 25).
+    from moto.dynamodb import responses as dynamodb_responses
+    from moto.sqs.exceptions import ReceiptHandleIsInvalid
+    from moto.sqs.models import SQSBackend
+
+    dynamodb_responses.TRANSACTION_MAX_ITEMS = 100
+
+    # A message's visibility may end up to 12 hours after its receive; moto
+    # counts from its send, refusing what SQS accepts. The proxy, which sees
+    # the receives, checks it (limits_sqs.go).
+    def change_message_visibility(self, queue_name, receipt_handle, visibility_timeout):
+        queue = self.get_queue(queue_name)
+        for message in queue._messages:
+            if message.had_receipt_handle(receipt_handle):
+                message.change_visibility(visibility_timeout)
+                if message.visible and message in queue.pending_messages:
+                    queue.pending_messages.remove(message)
+                return
+        raise ReceiptHandleIsInvalid
+
+    SQSBackend.change_message_visibility = change_message_visibility
+
+
+for _name, _fn in (("transaction", _patch), ("limits", _patch_limits)):
+    try:
+        _fn()
+    except Exception as e:  # noqa: BLE001 - moto still runs, unpatched
+        sys.stderr.write("motoserver: %s patch not applied: %r\n" % (_name, e))
 
 # Hand over to a sitecustomize further down the path, if there is one.
 _here = os.path.dirname(os.path.abspath(__file__))
