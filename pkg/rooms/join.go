@@ -176,29 +176,39 @@ func normalizeName(field string, max int, s string) (string, string) {
 	return s, ""
 }
 
-// joinAttempts bounds the rounds of a join that keeps losing races: a
+// joinBudget bounds how long a join keeps retrying the rounds it loses: a
 // concurrent first join with the same client id (the next round is a
 // re-join), a seat freed or taken meanwhile, or DynamoDB cancelling one of
-// two transactions that touch the room's seats at once.
-const joinAttempts = 10
+// two transactions that touch the room's seats item at once
+// (TransactionConflict). Every join of a room writes that one item, so N
+// guests joining in the same instant are served one after another, each
+// transaction holding the item for DynamoDB's few milliseconds: a budget in
+// time, not a count of rounds, lets a burst of joins all succeed, and stays
+// well inside the function's Timeout.
+const joinBudget = 6 * time.Second
+
+// joinBackoffCap bounds one wait between rounds.
+const joinBackoffCap = 250 * time.Millisecond
 
 // Join creates a guest in the room, or refreshes the one that joined with
 // the same client id, and issues a new session token. Errors: ERoomExpired
 // (ErrUnavailable); ERoomFull when the room holds MaxLiveSessions live
 // sessions and the guest holds none of them; EUnavailable when storage
-// failed or the join lost joinAttempts races in a row.
+// failed or the join kept losing races for joinBudget.
 func (s *Service) Join(ctx context.Context, req JoinRequest) (JoinResult, error) {
 	if !chat.ValidID(req.RoomID) {
 		return JoinResult{}, ErrUnavailable()
 	}
 	clientKey := strings.ToLower(req.ClientID)
+	deadline := time.Now().Add(joinBudget)
 	var lastErr error
-	for attempt := 0; attempt < joinAttempts; attempt++ {
+	for attempt := 0; attempt == 0 || time.Now().Before(deadline); attempt++ {
 		if attempt > 1 {
 			// The second round follows at once (it is usually a re-join that
-			// cannot lose again); later ones back off with jitter, as
-			// DynamoDB cancels both of two colliding transactions.
-			d := time.Duration(rand.Int64N(int64(5*time.Millisecond) << min(attempt, 6)))
+			// cannot lose again); later ones back off with full jitter,
+			// doubling up to joinBackoffCap, as DynamoDB cancels both of two
+			// colliding transactions.
+			d := time.Duration(rand.Int64N(int64(min(joinBackoffCap, 5*time.Millisecond<<min(attempt, 6)))))
 			select {
 			case <-ctx.Done():
 				return JoinResult{}, chat.Unavailable(ctx.Err())
