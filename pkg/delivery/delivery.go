@@ -100,11 +100,10 @@ type Lease struct {
 // Reservation asks for an attempt number of a delivery.
 type Reservation struct {
 	Delivery events.Delivery
-	// Number is the number wanted: free only when the delivery's last
-	// reserved number is Number-1 and its attempt ended (or its lease
-	// expired), or when Number itself is reserved under an expired lease
-	// (taken over). 0 wants the next number, whatever it is, once no
-	// attempt holds a live lease (a redelivery).
+	// Number is the number wanted: free when the delivery's last reserved
+	// number is Number-1 (for 1: none), or when Number itself is reserved
+	// under an expired lease (taken over). 0 wants the next number,
+	// whatever it is, once no attempt holds a live lease (a redelivery).
 	Number int
 	At     time.Time
 	Lease  Lease
@@ -383,10 +382,10 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 // was not free does: wait for the attempt that holds the record, queue a
 // retry that a failed send lost, or drop a duplicate.
 func (d *Deliverer) refused(ctx context.Context, del events.Delivery, want int, st State, now time.Time) (Result, error) {
-	if st.LeaseUntil.After(now) && (want == 0 || st.Attempts <= want) {
-		// Another message's attempt holds the record (this number or the
-		// one before): come back once it has likely ended (a holder that
-		// died lets go when its lease expires).
+	if st.LeaseUntil.After(now) && (want == 0 || st.Attempts == want) {
+		// Another message's attempt holds the record (a copy of this one,
+		// or any for a redelivery): come back once it has likely ended (a
+		// holder that died lets go when its lease expires).
 		wait := max(min(st.LeaseUntil.Sub(now), holdWait), dueSlack)
 		if err := d.Queue.Schedule(ctx, del, wait); err != nil {
 			return Result{}, err

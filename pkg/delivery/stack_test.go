@@ -321,13 +321,12 @@ func TestGoneDisables(t *testing.T) {
 	}
 }
 
+// queueEmpty reports whether the delivery queue holds no message: none
+// visible, in flight or delayed (a retry waiting).
 func queueEmpty(t *testing.T, e *env) bool {
-	out, err := e.st.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: &e.url,
-		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages, sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Attributes["ApproximateNumberOfMessages"] == "0" && out.Attributes["ApproximateNumberOfMessagesNotVisible"] == "0"
+	t.Helper()
+	visible, inFlight, delayed := queueCounts(t, e)
+	return visible == 0 && inFlight == 0 && delayed == 0
 }
 
 // TestSignatures: the current and the unexpired previous secret each sign

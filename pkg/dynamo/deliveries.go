@@ -213,7 +213,9 @@ func (s *Store) Reserve(ctx context.Context, r delivery.Reservation) (int, bool,
 	default:
 		set = append(set, "#a = :n")
 		vals[":n"], vals[":prev"] = num(int64(r.Number)), num(int64(r.Number-1))
-		cond = "(#a = :prev AND (attribute_not_exists(#l) OR #l < :now)) OR (#a = :n AND #l < :now)"
+		// A message of attempt n exists only once attempt n-1 was posted,
+		// so n-1's lease (which guards its own number) does not hold n back.
+		cond = "#a = :prev OR (#a = :n AND #l < :now)"
 	}
 	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
 		UpdateExpression:    aws.String("SET " + strings.Join(set, ", ") + " REMOVE response_status, #err, duration_ms, #next"),
