@@ -328,6 +328,7 @@ func TestRetryAfterTwelveHoursWaitsOnTheQueue(t *testing.T) {
 	if want := int(due.Sub(first) / delivery.MaxQueueDelay); hops < want {
 		t.Fatalf("%d hops, want at least %d", hops, want)
 	}
+	t.Logf("a wait of %v took %d hops", due.Sub(first), hops)
 	if got := attempts(rv, ds[0].ID); !slices.Equal(got, []int{1, 2}) {
 		t.Fatalf("attempts %v, want [1 2]", got)
 	}
