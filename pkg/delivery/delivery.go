@@ -396,7 +396,7 @@ func (d *Deliverer) refused(ctx context.Context, del events.Delivery, want int, 
 		slog.WarnContext(ctx, "delivery dropped: record behind the attempt", "delivery_id", del.ID, "attempt", want, "recorded", st.Attempts)
 		return Result{Done: true}, nil
 	}
-	if st.LeaseUntil.IsZero() && st.Status == StatusPending && !st.NextAt.IsZero() && st.Queued <= st.Attempts {
+	if want > 0 && st.LeaseUntil.IsZero() && st.Status == StatusPending && !st.NextAt.IsZero() && st.Queued <= st.Attempts {
 		// The last attempt's retry was never queued (its send failed, or an
 		// earlier version retried by visibility): this message queues it.
 		retry := del

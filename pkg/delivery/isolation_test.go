@@ -128,6 +128,37 @@ func TestFailedRecordStillRetries(t *testing.T) {
 	}
 }
 
+// TestFailedRetrySendComesBack: when the retry's SendMessage fails, the
+// attempt's message is kept; back after its visibility timeout, it finds
+// the attempt recorded with no retry queued and queues it, and the second
+// attempt is made once, numbered 2.
+func TestFailedRetrySendComesBack(t *testing.T) {
+	e := newEnv(t, ms(5))
+	rv := newReceiver(t, func(n int, w http.ResponseWriter) int { w.WriteHeader(500); return 500 })
+	w := e.putWebhook(t, evs.KindOutbound, "01JD9N15ZR836GD73VZ533YQJJ", rv.URL, nil)
+	_, ds := event(t, "lost send", w)
+	if _, err := e.queue.SendDeliveries(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	e.st.Faults.FailWith("SQS.SendMessage", 0, 1, errors.New("injected: queue unavailable"))
+	ev := e.receiveOne(t)
+	if failed, _ := e.handle(t, ev); len(failed) != 1 {
+		t.Fatalf("failures %v, want the message kept when its retry could not be sent", failed)
+	}
+	if r := e.record(t, ds[0]); r.Attempts != 1 || r.Status != delivery.StatusPending || r.NextAttemptAt.IsZero() {
+		t.Fatalf("record %+v, want attempt 1 pending with a next attempt", r)
+	}
+	if _, err := e.st.SQS.ChangeMessageVisibility(context.Background(), &sqs.ChangeMessageVisibilityInput{QueueUrl: &e.url,
+		ReceiptHandle: aws.String(ev.Records[0].ReceiptHandle), VisibilityTimeout: 0}); err != nil {
+		t.Fatal(err)
+	}
+	e.run(t, func() bool { return e.record(t, ds[0]).Status == delivery.StatusFailed && queueEmpty(t, e) })
+	time.Sleep(100 * time.Millisecond)
+	if got := attempts(rv, ds[0].ID); !slices.Equal(got, []int{1, 2}) {
+		t.Fatalf("attempts %v, want [1 2]", got)
+	}
+}
+
 // TestWastedReceivesDoNotAdvanceSchedule (issue 18 item 3): three receives
 // that make no attempt (DynamoDB fails) neither number an attempt nor
 // move the schedule: the first attempt is X-Service-Attempt 1 and is
@@ -264,12 +295,13 @@ type recQueue struct {
 	q      delivery.Queue
 	mu     sync.Mutex
 	delays []time.Duration
+	sent   []evs.Delivery
 	last   evs.Delivery
 }
 
 func (r *recQueue) Schedule(ctx context.Context, d evs.Delivery, delay time.Duration) error {
 	r.mu.Lock()
-	r.delays, r.last = append(r.delays, delay), d
+	r.delays, r.sent, r.last = append(r.delays, delay), append(r.sent, d), d
 	r.mu.Unlock()
 	return r.q.Schedule(ctx, d, delay)
 }
@@ -334,5 +366,56 @@ func TestRetryAfterTwelveHoursWaitsOnTheQueue(t *testing.T) {
 	}
 	if r := e.record(t, ds[0]); r.Attempts != 2 || r.Status != delivery.StatusFailed {
 		t.Fatalf("record %+v, want failed after 2 attempts", r)
+	}
+}
+
+// TestDuplicateMessagesMakeOneAttempt: a delivery queued twice (a stream
+// record read twice) and its retry's message duplicated (SQS is
+// at-least-once) make one attempt of each number.
+func TestDuplicateMessagesMakeOneAttempt(t *testing.T) {
+	e := newEnv(t, ms(5, 5))
+	rv := newReceiver(t, func(n int, w http.ResponseWriter) int {
+		if n == 1 {
+			w.WriteHeader(500)
+			return 500
+		}
+		w.WriteHeader(200)
+		return 200
+	})
+	rq := &recQueue{q: e.queue}
+	e.d.Queue = rq
+	w := e.putWebhook(t, evs.KindOutbound, "01JD9N15ZR836GD73VZ533YQJJ", rv.URL, nil)
+	_, ds := event(t, "twice", w)
+	for range 2 {
+		if _, err := e.queue.SendDeliveries(context.Background(), ds); err != nil {
+			t.Fatal(err)
+		}
+	}
+	batch := e.receive(t, e.url)
+	for len(batch.Records) < 2 {
+		more := e.receive(t, e.url)
+		if len(more.Records) == 0 {
+			t.Fatalf("received %d messages, want the delivery twice", len(batch.Records))
+		}
+		batch.Records = append(batch.Records, more.Records...)
+	}
+	e.handle(t, batch)
+	rq.mu.Lock()
+	i := slices.IndexFunc(rq.sent, func(d evs.Delivery) bool { return d.Attempt == 2 })
+	if i < 0 {
+		t.Fatalf("messages sent %+v, want the retry of attempt 2", rq.sent)
+	}
+	retry := rq.sent[i]
+	rq.mu.Unlock()
+	if err := e.queue.Schedule(context.Background(), retry, 0); err != nil { // its duplicate
+		t.Fatal(err)
+	}
+	e.run(t, func() bool { return e.record(t, ds[0]).Status == delivery.StatusSucceeded && queueEmpty(t, e) })
+	time.Sleep(100 * time.Millisecond)
+	if got := attempts(rv, ds[0].ID); !slices.Equal(got, []int{1, 2}) {
+		t.Fatalf("attempts %v, want [1 2]: one attempt of each number", got)
+	}
+	if r := e.record(t, ds[0]); r.Attempts != 2 || r.ResponseStatus != 200 {
+		t.Fatalf("record %+v, want succeeded after 2 attempts", r)
 	}
 }
