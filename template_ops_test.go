@@ -238,13 +238,15 @@ func TestDynamoWritesNameTheirKeyPrefixes(t *testing.T) {
 }
 
 // TestOperationalAlarms: the relay's stream lag, the translation queue's
-// oldest job and the translation budget each have an alarm, on the metric
-// the code emits.
+// oldest job, the delivery queue's oldest message and in-flight count, and
+// the translation budget each have an alarm, on the metric the code emits.
 func TestOperationalAlarms(t *testing.T) {
 	tmpl := parse(t)
 	want := []string{
 		"AWS/Lambda IteratorAge FunctionName=" + fmt.Sprint(ref("OutboxRelayFunction")),
 		"AWS/SQS ApproximateAgeOfOldestMessage QueueName=" + fmt.Sprint(map[string]any{"!GetAtt": "TranslationQueue.QueueName"}),
+		"AWS/SQS ApproximateAgeOfOldestMessage QueueName=" + fmt.Sprint(map[string]any{"!GetAtt": "DeliveryQueue.QueueName"}),
+		"AWS/SQS ApproximateNumberOfMessagesNotVisible QueueName=" + fmt.Sprint(map[string]any{"!GetAtt": "DeliveryQueue.QueueName"}),
 		app.MetricsNamespace + " " + translating.BudgetExceededMetric + " Function=TranslateFunction",
 	}
 	var got []string

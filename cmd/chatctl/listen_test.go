@@ -61,7 +61,13 @@ type fakeStore struct{ w delivery.Webhook }
 func (f *fakeStore) Webhook(context.Context, string, string, string) (delivery.Webhook, error) {
 	return f.w, nil
 }
+func (f *fakeStore) Reserve(context.Context, delivery.Reservation) (int, bool, delivery.State, error) {
+	return 1, true, delivery.State{}, nil
+}
 func (f *fakeStore) RecordAttempt(context.Context, delivery.Attempt) error { return nil }
+func (f *fakeStore) ExtendFailing(context.Context, delivery.Webhook, time.Time) error {
+	return nil
+}
 func (f *fakeStore) Disable(context.Context, delivery.Webhook, string, time.Time) error {
 	return nil
 }
@@ -83,7 +89,7 @@ func TestListenVerifiesRealDeliveries(t *testing.T) {
 	ev := events.Event{ID: "E", Type: events.RoomClosed, WorkspaceID: "WS", CreatedAt: time.Now(), Data: events.Room{Name: "<x> \u2028 😀"}}
 	body, _ := events.Encode(ev)
 	res, err := d.Handle(context.Background(), delivery.Message{Delivery: events.Delivery{ID: "D", WebhookID: "W", Kind: events.KindOutbound,
-		EventType: ev.Type, Body: body}, Receives: 1})
+		EventType: ev.Type, Body: body}})
 	if err != nil || !res.Done || res.Attempt.Status != delivery.StatusSucceeded || res.Attempt.ResponseStatus != http.StatusNoContent {
 		t.Fatalf("attempt %+v %v, want succeeded with 204", res.Attempt, err)
 	}

@@ -1,6 +1,6 @@
 // Command deliver-webhooks is DeliverWebhooksFunction: it consumes the
 // delivery queue and makes one attempt of each delivery (contract section
-// 11), hiding a message for the schedule's delay when it is to be retried.
+// 11), sending a delayed message of its own for each retry (docs/delivery.md).
 package main
 
 import (

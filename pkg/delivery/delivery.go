@@ -3,6 +3,7 @@ package delivery
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -78,18 +79,65 @@ type Attempt struct {
 	DurationMS     int64
 	// NextAt is the next attempt's time when Status is pending.
 	NextAt time.Time
-	// Failed reports the attempt failed, which the webhook's failure
-	// streak counts in the same write.
+	// Queued is the number of the next attempt when its queue message was
+	// sent, 0 when none was.
+	Queued int
+	// Lease is the reservation this attempt holds.
+	Lease Lease
+	// Failed reports the attempt failed, which extends the webhook's
+	// failure streak.
 	Failed bool
+}
+
+// Lease is a reservation of an attempt number: until Until, no other
+// message may take the number; Token tells this reservation from a later
+// one of the same number (taken over once this one expired).
+type Lease struct {
+	Until time.Time
+	Token string
+}
+
+// Reservation asks for an attempt number of a delivery.
+type Reservation struct {
+	Delivery events.Delivery
+	// Number is the number wanted: free when the delivery's last reserved
+	// number is Number-1 (for 1: none), or when Number itself is reserved
+	// under an expired lease (taken over). 0 wants the next number,
+	// whatever it is, once no attempt holds a live lease (a redelivery).
+	Number int
+	At     time.Time
+	Lease  Lease
+}
+
+// State is a delivery record as a refused reservation found it.
+type State struct {
+	// Attempts is the last number reserved.
+	Attempts int
+	// LeaseUntil is when the live or expired reservation of Attempts ends;
+	// zero once its attempt's result is recorded.
+	LeaseUntil time.Time
+	Status     string
+	NextAt     time.Time
+	// Queued is the number whose queue message was sent (0: unknown).
+	Queued int
 }
 
 // Store reads webhooks and records attempts.
 type Store interface {
 	// Webhook reads a webhook. Errors: ENotFound when it is gone.
 	Webhook(ctx context.Context, kind, workspaceID, key string) (Webhook, error)
-	// RecordAttempt writes a's delivery record with one call; a failed
-	// attempt also extends the webhook's failure streak in that call.
+	// Reserve reserves an attempt number with one conditional write, which
+	// also shows the attempt in the delivery log (pending). ok is false when
+	// the number is not free; st is then the record as found.
+	Reserve(ctx context.Context, r Reservation) (n int, ok bool, st State, err error)
+	// RecordAttempt writes a's result on its delivery record and ends its
+	// lease, unless another reservation took the number over meanwhile.
+	// Errors: EConflict when one did; EUnavailable.
 	RecordAttempt(ctx context.Context, a Attempt) error
+	// ExtendFailing counts a failed attempt in the webhook's failure
+	// streak (started at at when none is running), with a write that
+	// concurrent attempts never conflict on.
+	ExtendFailing(ctx context.Context, w Webhook, at time.Time) error
 	// Disable sets the webhook inactive with reason. For DisabledFailing it
 	// does so only if its streak still began before failingSince.
 	Disable(ctx context.Context, w Webhook, reason string, failingBefore time.Time) error
@@ -103,17 +151,13 @@ type Store interface {
 // Message is one received queue message.
 type Message struct {
 	Delivery events.Delivery
-	// Receives is how many times the queue has handed this message out,
-	// this time included.
-	Receives int
-	// Handle identifies the message to the queue.
-	Handle string
 }
 
-// Queue delays a received message's next receive.
+// Queue holds a delivery's next message back on the queue.
 type Queue interface {
-	// Delay makes the message visible again after d.
-	Delay(ctx context.Context, handle string, d time.Duration) error
+	// Schedule sends d to be received after delay, which is at most
+	// MaxQueueDelay.
+	Schedule(ctx context.Context, d events.Delivery, delay time.Duration) error
 }
 
 // Deliverer makes attempts.
@@ -127,6 +171,9 @@ type Deliverer struct {
 	Rand func() float64
 	// CacheTTL is how long a webhook's settings are reused.
 	CacheTTL time.Duration
+	// LeaseFor is how long a reserved attempt number is held before
+	// another message may take it over (DefaultLease when zero).
+	LeaseFor time.Duration
 
 	mu     sync.Mutex
 	cache  map[string]cached
@@ -222,11 +269,37 @@ func (d *Deliverer) update(del events.Delivery, f func(*Webhook)) {
 	}
 }
 
-// Handle makes one attempt of m. A webhook that is gone or inactive drops
-// the delivery. An error means nothing was attempted or recorded, and the
-// message should come back.
+// DefaultLease holds a reserved attempt number for longer than the
+// delivery function can run (its 30 s timeout) and less than the queue's
+// visibility timeout (180 s), so that a message whose function died
+// comes back to a number it can take over.
+const DefaultLease = time.Minute
+
+// dueSlack is SQS's delay granularity: a message due within it is due.
+const dueSlack = time.Second
+
+// holdWait is how long a message waits on the queue for an attempt that
+// holds its delivery's record: most end within milliseconds.
+const holdWait = 2 * time.Second
+
+// Handle makes the attempt m asks for, once it is due. A message received
+// early is sent again for the rest of its wait (at most MaxQueueDelay), so
+// that no message waits in flight. A webhook that is gone or inactive
+// drops the delivery. The attempt number is reserved on the delivery
+// record before the POST: a message whose number is taken is a duplicate
+// (dropped), or waits for the attempt holding the record. A failed attempt
+// to retry sends the next attempt's message before its result is
+// recorded, so that a failed write loses no retry. An error means nothing
+// was attempted and the message should come back.
 func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 	del := m.Delivery
+	now := d.now()
+	if wait := del.Due.Sub(now); wait >= dueSlack {
+		if err := d.Queue.Schedule(ctx, del, min(wait, MaxQueueDelay)); err != nil {
+			return Result{}, err
+		}
+		return Result{Done: true}, nil
+	}
 	w, err := d.webhook(ctx, del)
 	if chat.ErrorCode(err) == chat.ENotFound {
 		slog.InfoContext(ctx, "delivery dropped: webhook deleted", "delivery_id", del.ID, "webhook_id", del.WebhookID)
@@ -253,16 +326,45 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	want := del.Attempt
+	if want == 0 && del.AttemptBase == 0 {
+		want = 1 // the delivery's first attempt
+	}
+	lease := Lease{Until: now.Add(d.leaseFor()), Token: rand.Text()}
+	n, ok, st, err := d.Store.Reserve(ctx, Reservation{Delivery: del, Number: want, At: now, Lease: lease})
+	if err != nil {
+		return Result{}, err
+	}
+	if !ok {
+		return d.refused(ctx, del, want, st, now)
+	}
+	next := del // the next attempt's message: inline or by reference, as received
+	if del.Attempt == 0 && del.AttemptBase > 0 {
+		next.AttemptBase = n - 1 // a redelivery's run starts at the number it got
+	}
 	del.Body = body
-	a := d.attempt(ctx, w, del, del.AttemptBase+max(m.Receives, 1))
+	a := d.attempt(ctx, w, del, n)
+	a.Lease = lease
 	retry := false
 	if a.Failed && a.Error != ErrTargetNotAllowed && a.ResponseStatus != http.StatusGone {
-		if delay, ok := nextDelay(d.Schedule, max(m.Receives, 1), d.rand(), a.retryAfter); ok {
+		if delay, ok := nextDelay(d.Schedule, n-next.AttemptBase, d.rand(), a.retryAfter); ok {
 			a.Status, a.NextAt, retry = StatusPending, a.At.Add(delay), true
 		}
 	}
+	queued := true
+	if retry {
+		next.Attempt, next.Due = n+1, a.NextAt
+		if err := d.Queue.Schedule(ctx, next, min(a.NextAt.Sub(d.now()), MaxQueueDelay)); err != nil {
+			// This message comes back and queues it (refused, below).
+			slog.WarnContext(ctx, "delivery: queue retry", "delivery_id", del.ID, "attempt", n+1, "error", err.Error())
+			queued = false
+		} else {
+			a.Queued = n + 1
+		}
+	}
 	if err := d.Store.RecordAttempt(ctx, a.Attempt); err != nil {
-		return Result{}, err
+		// The attempt stays in the log as pending; its retry is queued.
+		slog.WarnContext(ctx, "delivery: record attempt", "delivery_id", del.ID, "attempt", n, "error", err.Error())
 	}
 	if a.Failed {
 		d.update(del, func(w *Webhook) {
@@ -273,13 +375,46 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 		})
 	}
 	d.afterAttempt(ctx, w, a)
-	if retry {
-		if err := d.Queue.Delay(ctx, m.Handle, a.NextAt.Sub(a.At)); err != nil {
-			slog.WarnContext(ctx, "delivery: delay retry", "delivery_id", del.ID, "error", err.Error())
+	return Result{Done: queued, Attempt: &a.Attempt}, nil
+}
+
+// refused decides what a message whose attempt number want (0: the next)
+// was not free does: wait for the attempt that holds the record, queue a
+// retry that a failed send lost, or drop a duplicate.
+func (d *Deliverer) refused(ctx context.Context, del events.Delivery, want int, st State, now time.Time) (Result, error) {
+	if st.LeaseUntil.After(now) && (want == 0 || st.Attempts == want) {
+		// Another message's attempt holds the record (a copy of this one,
+		// or any for a redelivery): come back once it has likely ended (a
+		// holder that died lets go when its lease expires).
+		wait := max(min(st.LeaseUntil.Sub(now), holdWait), dueSlack)
+		if err := d.Queue.Schedule(ctx, del, wait); err != nil {
+			return Result{}, err
 		}
-		return Result{Attempt: &a.Attempt}, nil
+		return Result{Done: true}, nil
 	}
-	return Result{Done: true, Attempt: &a.Attempt}, nil
+	if want > 0 && st.Attempts < want-1 {
+		slog.WarnContext(ctx, "delivery dropped: record behind the attempt", "delivery_id", del.ID, "attempt", want, "recorded", st.Attempts)
+		return Result{Done: true}, nil
+	}
+	if want > 0 && st.LeaseUntil.IsZero() && st.Status == StatusPending && !st.NextAt.IsZero() && st.Queued <= st.Attempts {
+		// The last attempt's retry was never queued (its send failed, or an
+		// earlier version retried by visibility): this message queues it.
+		retry := del
+		retry.Attempt, retry.Due = st.Attempts+1, st.NextAt
+		if err := d.Queue.Schedule(ctx, retry, min(max(st.NextAt.Sub(now), 0), MaxQueueDelay)); err != nil {
+			return Result{}, err
+		}
+		return Result{Done: true}, nil
+	}
+	slog.InfoContext(ctx, "delivery: duplicate dropped", "delivery_id", del.ID, "attempt", want, "recorded", st.Attempts)
+	return Result{Done: true}, nil
+}
+
+func (d *Deliverer) leaseFor() time.Duration {
+	if d.LeaseFor > 0 {
+		return d.LeaseFor
+	}
+	return DefaultLease
 }
 
 func (d *Deliverer) rand() float64 {
@@ -290,8 +425,10 @@ func (d *Deliverer) rand() float64 {
 }
 
 // afterAttempt changes the webhook when the attempt calls for it: a 410
-// disables it; a failure that extends a streak of 24 hours and ten attempts
-// disables it; a success ends a streak. The cached copy shows the stored
+// disables it; a failure extends its streak, and disables it when the
+// streak has run 24 hours and ten attempts; a success ends a streak. Each
+// is a write of its own after the attempt's record and retry, so that no
+// failure here loses either. The cached copy shows the stored
 // streak as of its read plus this function's own attempts since.
 func (d *Deliverer) afterAttempt(ctx context.Context, w Webhook, a attempted) {
 	del := a.Delivery
@@ -304,6 +441,14 @@ func (d *Deliverer) afterAttempt(ctx context.Context, w Webhook, a attempted) {
 		since := w.FailingSince
 		if since.IsZero() {
 			since = a.At
+		}
+		// Disabling needs ten counted failures; more would only contend
+		// for the webhook item, so a streak known to hold ten is not
+		// written again.
+		if w.FailedAttempts < failingAttempts {
+			if err := d.Store.ExtendFailing(ctx, w, a.At); err != nil {
+				slog.WarnContext(ctx, "delivery: extend failure streak", "webhook_id", w.ID, "error", err.Error())
+			}
 		}
 		if w.FailedAttempts+1 >= failingAttempts && !since.After(a.At.Add(-failingFor)) {
 			err = d.Store.Disable(ctx, w, DisabledFailing, a.At.Add(-failingFor))

@@ -3,7 +3,6 @@ package delivery
 import (
 	"context"
 	"log/slog"
-	"strconv"
 	"sync"
 	"time"
 
@@ -15,10 +14,11 @@ import (
 const Parallel = 10
 
 // HandleSQS is the Lambda handler of the delivery queue: one attempt per
-// record, in parallel. A record whose attempt is to be retried (its delay
-// already set on the queue) or could not be made is reported as a batch
-// item failure, so that the queue keeps it; a record that is not a
-// delivery is logged and dropped.
+// record, in parallel. A retry is a message of its own, already sent, so a
+// record is reported as a batch item failure only when its attempt could
+// not be made (or its retry not sent): the queue then hands it out again
+// after its visibility timeout, and that receive costs the schedule
+// nothing. A record that is not a delivery is logged and dropped.
 func (d *Deliverer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	start := time.Now()
 	var (
@@ -38,15 +38,15 @@ func (d *Deliverer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.S
 			slog.ErrorContext(ctx, "delivery: poison message dropped", "message_id", rec.MessageId, "error", err.Error())
 			continue
 		}
-		n, _ := strconv.Atoi(rec.Attributes["ApproximateReceiveCount"])
-		m := Message{Delivery: del, Receives: max(n, 1), Handle: rec.ReceiptHandle}
+		m := Message{Delivery: del}
+		receives := rec.Attributes["ApproximateReceiveCount"]
 		wg.Add(1)
 		sem <- struct{}{}
 		go func(id string) {
 			defer func() { <-sem; wg.Done() }()
 			res, err := d.Handle(ctx, m)
 			if err != nil {
-				slog.WarnContext(ctx, "delivery: attempt not made", "delivery_id", m.Delivery.ID, "error", err.Error())
+				slog.WarnContext(ctx, "delivery: attempt not made", "delivery_id", m.Delivery.ID, "receives", receives, "error", err.Error())
 			}
 			if err != nil || !res.Done {
 				fail(id)

@@ -28,7 +28,7 @@ type Redeliverer struct {
 
 // Redeliver queues a new attempt of delivery id of the kind's webhook in
 // workspace, whatever its status: same delivery id, the same envelope,
-// attempt numbers continuing from the record's. Errors: ENotFound for an
+// attempt numbers continuing from the record's, and a schedule of its own. Errors: ENotFound for an
 // unknown (or other kind's, or expired) delivery; EUnavailable.
 func (r *Redeliverer) Redeliver(ctx context.Context, workspaceID, kind, webhookID, id string) error {
 	if !chat.ValidID(webhookID) || !chat.ValidID(id) {
@@ -45,6 +45,9 @@ func (r *Redeliverer) Redeliver(ctx context.Context, workspaceID, kind, webhookI
 	if err != nil {
 		return err
 	}
+	// No attempt number: the delivery function takes the next one free
+	// when the message comes, so a scheduled retry racing it never sends
+	// the same number twice.
 	return r.Queue.SendDelivery(ctx, events.Delivery{ID: rec.ID, WebhookID: rec.WebhookID, Kind: rec.Kind, WorkspaceID: rec.WorkspaceID,
-		WebhookKey: rec.WebhookKey, EventID: rec.EventID, EventType: rec.EventType, AttemptBase: rec.Attempts, Body: body})
+		WebhookKey: rec.WebhookKey, EventID: rec.EventID, EventType: rec.EventType, AttemptBase: max(rec.Attempts, 1), Body: body})
 }

@@ -14,15 +14,20 @@ var DefaultSchedule = []time.Duration{
 	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
 }
 
-// MaxDelay is the longest delay SQS can hold a message back by changing its
-// visibility (12 hours).
-const MaxDelay = 12 * time.Hour
+// MaxStep bounds a DELIVERY_SCHEDULE step and a Retry-After. A retry waits
+// on the queue as a chain of delayed messages, so no SQS limit bounds it;
+// a day keeps a whole schedule well inside the delivery log's 30 days.
+const MaxStep = 24 * time.Hour
+
+// MaxQueueDelay is the longest SQS delays one message (DelaySeconds 900):
+// a longer wait is a message sent again on its receive.
+const MaxQueueDelay = 15 * time.Minute
 
 // MaxRetryAfterExtra bounds how much a Retry-After may add to the schedule.
 const MaxRetryAfterExtra = time.Hour
 
 // ParseSchedule reads DELIVERY_SCHEDULE: comma-separated Go durations, each
-// positive and at most MaxDelay. Empty input is DefaultSchedule.
+// positive and at most MaxStep. Empty input is DefaultSchedule.
 func ParseSchedule(s string) ([]time.Duration, error) {
 	if strings.TrimSpace(s) == "" {
 		return DefaultSchedule, nil
@@ -30,8 +35,8 @@ func ParseSchedule(s string) ([]time.Duration, error) {
 	var out []time.Duration
 	for _, f := range strings.Split(s, ",") {
 		d, err := time.ParseDuration(strings.TrimSpace(f))
-		if err != nil || d <= 0 || d > MaxDelay {
-			return nil, fmt.Errorf("delivery: DELIVERY_SCHEDULE: %q is not a duration in (0, 12h]", f)
+		if err != nil || d <= 0 || d > MaxStep {
+			return nil, fmt.Errorf("delivery: DELIVERY_SCHEDULE: %q is not a duration in (0, 24h]", f)
 		}
 		out = append(out, d)
 	}
@@ -54,21 +59,21 @@ func retryAfter(h string, now time.Time) time.Duration {
 		if n <= 0 {
 			return 0
 		}
-		if n > int64(MaxDelay/time.Second) {
-			return MaxDelay
+		if n > int64(MaxStep/time.Second) {
+			return MaxStep
 		}
 		return time.Duration(n) * time.Second
 	}
 	if t, err := http.ParseTime(h); err == nil && t.After(now) {
-		return min(t.Sub(now), MaxDelay)
+		return min(t.Sub(now), MaxStep)
 	}
 	return 0
 }
 
-// nextDelay is the delay after the failed attempt number n of this queue
-// message (1-based) and false when the schedule is spent. A Retry-After
-// longer than the schedule's delay replaces it, by at most
-// MaxRetryAfterExtra more; SQS's 12 hours bound it all.
+// nextDelay is the delay after the failed attempt number n of this run
+// (1-based: the first attempt, or a redelivery's) and false when the
+// schedule is spent. A Retry-After longer than the schedule's delay
+// replaces it, by at most MaxRetryAfterExtra more.
 func nextDelay(schedule []time.Duration, n int, u float64, after time.Duration) (time.Duration, bool) {
 	if n < 1 || n > len(schedule) {
 		return 0, false
@@ -77,5 +82,5 @@ func nextDelay(schedule []time.Duration, n int, u float64, after time.Duration) 
 	if after > d {
 		d = min(after, schedule[n-1]+MaxRetryAfterExtra)
 	}
-	return min(d, MaxDelay), true
+	return d, true
 }

@@ -24,7 +24,8 @@ func TestNextDelay(t *testing.T) {
 		{1, 0.5, 30 * time.Second, 30 * time.Second, true},       // Retry-After longer
 		{1, 0.5, 3 * time.Hour, time.Hour + 5*time.Second, true}, // at most 1 h more
 		{2, 0.5, time.Second, 5 * time.Minute, true},             // shorter: the schedule's
-		{7, 1, 12 * time.Hour, MaxDelay, true},                   // SQS's 12 h
+		{7, 0.5, 13 * time.Hour, 11 * time.Hour, true},           // at most 1 h more
+		{6, 0.999999, 0, 12 * time.Hour, true},                   // 10 h +20%: past SQS's 12 h of visibility
 		{6, 0.5, 11 * time.Hour, 11 * time.Hour, true},           // within 1 h more
 	}
 	for _, c := range cases {
@@ -43,7 +44,7 @@ func TestRetryAfter(t *testing.T) {
 		" 5 ":         5 * time.Second,
 		"-3":          0,
 		"0":           0,
-		"99999999999": MaxDelay,
+		"99999999999": MaxStep,
 		"soon":        0,
 		now.Add(time.Hour).Format(http.TimeFormat):  time.Hour,
 		now.Add(-time.Hour).Format(http.TimeFormat): 0,
@@ -59,10 +60,10 @@ func TestParseSchedule(t *testing.T) {
 	if s, err := ParseSchedule(""); err != nil || len(s) != 7 {
 		t.Fatalf("ParseSchedule(\"\") = %v, %v; want the default", s, err)
 	}
-	if s, err := ParseSchedule("10ms, 1s,2m"); err != nil || len(s) != 3 || s[1] != time.Second {
+	if s, err := ParseSchedule("10ms, 1s,2m,11h59m,24h"); err != nil || len(s) != 5 || s[1] != time.Second || s[4] != MaxStep {
 		t.Fatalf("ParseSchedule = %v, %v", s, err)
 	}
-	for _, bad := range []string{"1s,,2s", "0s", "-1s", "13h", "x"} {
+	for _, bad := range []string{"1s,,2s", "0s", "-1s", "25h", "x"} {
 		if _, err := ParseSchedule(bad); err == nil {
 			t.Errorf("ParseSchedule(%q): got nil error", bad)
 		}

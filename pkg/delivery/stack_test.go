@@ -321,13 +321,12 @@ func TestGoneDisables(t *testing.T) {
 	}
 }
 
+// queueEmpty reports whether the delivery queue holds no message: none
+// visible, in flight or delayed (a retry waiting).
 func queueEmpty(t *testing.T, e *env) bool {
-	out, err := e.st.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: &e.url,
-		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages, sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Attributes["ApproximateNumberOfMessages"] == "0" && out.Attributes["ApproximateNumberOfMessagesNotVisible"] == "0"
+	t.Helper()
+	visible, inFlight, delayed := queueCounts(t, e)
+	return visible == 0 && inFlight == 0 && delayed == 0
 }
 
 // TestSignatures: the current and the unexpired previous secret each sign
@@ -381,9 +380,65 @@ func TestSignatures(t *testing.T) {
 	}
 }
 
+// receive takes the queue's next visible messages (waiting up to 2 s) as
+// Lambda's event source mapping would hand them to the function.
+func (e *env) receive(t *testing.T, url string) events.SQSEvent {
+	t.Helper()
+	out, err := e.st.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: &url, MaxNumberOfMessages: 10, WaitTimeSeconds: 2,
+		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
+	if err != nil {
+		t.Fatalf("receive: %v", err)
+	}
+	var ev events.SQSEvent
+	for _, m := range out.Messages {
+		ev.Records = append(ev.Records, events.SQSMessage{MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
+			Body: aws.ToString(m.Body), Attributes: m.Attributes})
+	}
+	return ev
+}
+
+// receiveOne is receive, wanting exactly one message.
+func (e *env) receiveOne(t *testing.T) events.SQSEvent {
+	t.Helper()
+	ev := e.receive(t, e.url)
+	if len(ev.Records) != 1 {
+		t.Fatalf("received %d messages, want 1", len(ev.Records))
+	}
+	return ev
+}
+
+// handle runs the function on ev and deletes the records it did not
+// report as failures, as the event source mapping does; it returns the
+// failures' ids and the AWS calls counted until the handler returned.
+func (e *env) handle(t *testing.T, ev events.SQSEvent) (failures, calls []string) {
+	t.Helper()
+	resp, err := e.d.HandleSQS(context.Background(), ev)
+	if err != nil {
+		t.Fatalf("handler: %v", err)
+	}
+	calls = e.st.Calls.Calls()
+	failed := map[string]bool{}
+	var ids []string
+	for _, f := range resp.BatchItemFailures {
+		failed[f.ItemIdentifier] = true
+		ids = append(ids, f.ItemIdentifier)
+	}
+	for _, r := range ev.Records {
+		if !failed[r.MessageId] {
+			if _, err := e.st.SQS.DeleteMessage(context.Background(), &sqs.DeleteMessageInput{QueueUrl: &e.url, ReceiptHandle: &r.ReceiptHandle}); err != nil {
+				t.Fatalf("delete: %v", err)
+			}
+		}
+	}
+	return ids, calls
+}
+
 // TestAttemptCallBudget counts the AWS calls of attempts: the first reads
-// the webhook; then a success costs one UpdateItem and a failure to retry
-// one TransactWriteItems and one ChangeMessageVisibility.
+// the webhook; then every attempt reserves its number and records its
+// result (two UpdateItem), a failure to retry sends the retry
+// (SendMessage) and counts in the webhook's streak (an UpdateItem, until
+// the streak holds ten), and a message received before its due time
+// costs one SendMessage.
 func TestAttemptCallBudget(t *testing.T) {
 	e := newEnv(t, ms(5, 5, 5))
 	fail := true
@@ -403,51 +458,50 @@ func TestAttemptCallBudget(t *testing.T) {
 	if _, err := e.queue.SendDeliveries(context.Background(), ds); err != nil {
 		t.Fatal(err)
 	}
-	receive := func() events.SQSEvent {
-		out, err := e.st.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: &e.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 2,
-			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
-		if err != nil || len(out.Messages) != 1 {
-			t.Fatalf("receive: %d messages, %v", len(out.Messages), err)
-		}
-		m := out.Messages[0]
-		return events.SQSEvent{Records: []events.SQSMessage{{MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
-			Body: aws.ToString(m.Body), Attributes: m.Attributes}}}
-	}
 	steps := []struct {
 		fail bool
 		want []string
 	}{
-		{true, []string{"DynamoDB.GetItem", "DynamoDB.TransactWriteItems", "SQS.ChangeMessageVisibility"}},
-		{true, []string{"DynamoDB.TransactWriteItems", "SQS.ChangeMessageVisibility"}},
+		{true, []string{"DynamoDB.GetItem", "DynamoDB.UpdateItem", "SQS.SendMessage", "DynamoDB.UpdateItem", "DynamoDB.UpdateItem"}},
+		{true, []string{"DynamoDB.UpdateItem", "SQS.SendMessage", "DynamoDB.UpdateItem", "DynamoDB.UpdateItem"}},
 		// The success ends the streak this function started: one more call,
 		// once per streak.
-		{false, []string{"DynamoDB.UpdateItem", "DynamoDB.UpdateItem"}},
+		{false, []string{"DynamoDB.UpdateItem", "DynamoDB.UpdateItem", "DynamoDB.UpdateItem"}},
 	}
 	for i, s := range steps {
 		mu.Lock()
 		fail = s.fail
 		mu.Unlock()
-		ev := receive()
+		ev := e.receiveOne(t)
 		e.st.Calls.Reset()
-		resp, _ := e.d.HandleSQS(context.Background(), ev)
-		got := e.st.Calls.Calls()
+		failed, got := e.handle(t, ev)
+		if len(failed) != 0 {
+			t.Fatalf("attempt %d: batch item failures %v, want none (a retry is a message of its own)", i+1, failed)
+		}
 		if strings.Join(got, ",") != strings.Join(s.want, ",") {
 			t.Fatalf("attempt %d: calls %v, want %v", i+1, got, s.want)
 		}
-		if (len(resp.BatchItemFailures) == 1) != s.fail {
-			t.Fatalf("attempt %d: batch item failures %v", i+1, resp.BatchItemFailures)
-		}
 	}
-	// A success without a streak: one call.
+	// A success without a streak: two calls.
 	_, ds = event(t, "budget 2", w)
 	if _, err := e.queue.SendDeliveries(context.Background(), ds); err != nil {
 		t.Fatal(err)
 	}
-	ev := receive()
+	ev := e.receiveOne(t)
 	e.st.Calls.Reset()
-	e.d.HandleSQS(context.Background(), ev)
-	if got := e.st.Calls.Calls(); len(got) != 1 || got[0] != "DynamoDB.UpdateItem" {
-		t.Fatalf("success: calls %v, want [DynamoDB.UpdateItem]", got)
+	if _, got := e.handle(t, ev); strings.Join(got, ",") != "DynamoDB.UpdateItem,DynamoDB.UpdateItem" {
+		t.Fatalf("success: calls %v, want [DynamoDB.UpdateItem DynamoDB.UpdateItem]", got)
+	}
+	// A message received before its due time waits on the queue again.
+	early := ds[0]
+	early.Attempt, early.Due = 2, time.Now().Add(time.Hour)
+	if err := e.queue.Schedule(context.Background(), early, 0); err != nil {
+		t.Fatal(err)
+	}
+	ev = e.receiveOne(t)
+	e.st.Calls.Reset()
+	if _, got := e.handle(t, ev); strings.Join(got, ",") != "SQS.SendMessage" {
+		t.Fatalf("early message: calls %v, want [SQS.SendMessage]", got)
 	}
 }
 

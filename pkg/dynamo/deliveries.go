@@ -171,19 +171,98 @@ func (s *Store) Webhook(ctx context.Context, kind, ws, sk string) (delivery.Webh
 
 const sortTimeLayout = "2006-01-02T15:04:05.000000000Z"
 
-// recordUpdate is the UpdateItem of an attempt's delivery record.
-func (s *Store) recordUpdate(a delivery.Attempt) *types.Update {
-	d := a.Delivery
-	names := map[string]string{"#st": "status", "#err": "error", "#ttl": "ttl"}
+// Attributes of a delivery record that the attempts' reservations use.
+const (
+	attrAttempts = "attempts"
+	// attrLease holds the reservation of the last attempt number until
+	// its result is written: "<sortTime(until)>#<token>", so that
+	// "lease < :now" (same layout) finds an expired one.
+	attrLease  = "lease"
+	attrQueued = "queued"
+	attrNextAt = "next_attempt_at"
+)
+
+func leaseValue(l delivery.Lease) string { return sortTime(l.Until) + "#" + l.Token }
+
+// Reserve implements delivery.Store with one conditional UpdateItem of the
+// delivery record, which creates it on the first attempt and shows the
+// attempt as pending. A refusal returns the record as it was
+// (ReturnValuesOnConditionCheckFailure), so it costs no read.
+// Errors: EUnavailable, EInternal.
+func (s *Store) Reserve(ctx context.Context, r delivery.Reservation) (int, bool, delivery.State, error) {
+	d := r.Delivery
+	names := map[string]string{"#st": "status", "#err": "error", "#ttl": "ttl", "#a": attrAttempts, "#l": attrLease, "#next": attrNextAt}
 	vals := map[string]types.AttributeValue{
 		":id": str(d.ID), ":wh": str(d.WebhookID), ":kind": str(d.Kind), ":ws": str(d.WorkspaceID), ":key": str(d.WebhookKey),
-		":ev": str(d.EventID), ":et": str(d.EventType), ":st": str(a.Status), ":at": str(a.At.UTC().Format(time.RFC3339Nano)),
-		":dur": num(a.DurationMS), ":one": num(1), ":ttl": num(epoch(a.At.Add(delivery.Retention))),
+		":ev": str(d.EventID), ":et": str(d.EventType), ":st": str(delivery.StatusPending), ":at": str(r.At.UTC().Format(time.RFC3339Nano)),
+		":ttl": num(epoch(r.At.Add(delivery.Retention))), ":lease": str(leaseValue(r.Lease)), ":now": str(sortTime(r.At)),
 	}
 	set := []string{"id = :id", "webhook_id = :wh", "webhook_kind = :kind", "workspace_id = :ws", "webhook_key = :key",
-		"event_id = :ev", "event_type = :et", "#st = :st", "last_attempt_at = :at", "duration_ms = :dur",
+		"event_id = :ev", "event_type = :et", "#st = :st", "last_attempt_at = :at", "#l = :lease",
 		"created_at = if_not_exists(created_at, :at)", "#ttl = if_not_exists(#ttl, :ttl)"}
-	var remove []string
+	var cond string
+	switch {
+	case r.Number == 0: // the next number, once no attempt holds the record
+		set = append(set, "#a = if_not_exists(#a, :zero) + :one")
+		vals[":zero"], vals[":one"] = num(0), num(1)
+		cond = "attribute_not_exists(#l) OR #l < :now"
+	case r.Number == 1:
+		set = append(set, "#a = :n")
+		vals[":n"] = num(1)
+		cond = "(attribute_not_exists(#a) AND attribute_not_exists(#l)) OR (#a = :n AND #l < :now)"
+	default:
+		set = append(set, "#a = :n")
+		vals[":n"], vals[":prev"] = num(int64(r.Number)), num(int64(r.Number-1))
+		// A message of attempt n exists only once attempt n-1 was posted,
+		// so n-1's lease (which guards its own number) does not hold n back.
+		cond = "#a = :prev OR (#a = :n AND #l < :now)"
+	}
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
+		UpdateExpression:    aws.String("SET " + strings.Join(set, ", ") + " REMOVE response_status, #err, duration_ms, #next"),
+		ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: vals,
+		ReturnValues: types.ReturnValueUpdatedNew, ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return 0, false, stateOf(ccf.Item), nil
+	}
+	if err != nil {
+		return 0, false, delivery.State{}, fail("reserve attempt of delivery "+d.ID, err)
+	}
+	n := int(getN(out.Attributes, attrAttempts))
+	if n < 1 {
+		return 0, false, delivery.State{}, chat.Internal(fmt.Errorf("dynamo: delivery %s: reserved attempt %d", d.ID, n))
+	}
+	return n, true, delivery.State{}, nil
+}
+
+// stateOf reads a delivery record as a refused reservation found it.
+func stateOf(it map[string]types.AttributeValue) delivery.State {
+	st := delivery.State{Attempts: int(getN(it, attrAttempts)), Status: getS(it, "status"), Queued: int(getN(it, attrQueued))}
+	if l := getS(it, attrLease); l != "" {
+		until, _, _ := strings.Cut(l, "#")
+		if t, err := time.Parse(sortTimeLayout, until); err == nil {
+			st.LeaseUntil = t
+		} else {
+			st.LeaseUntil = time.Unix(0, 1) // unreadable: expired, never zero
+		}
+	}
+	if t, err := time.Parse(time.RFC3339Nano, getS(it, attrNextAt)); err == nil {
+		st.NextAt = t
+	}
+	return st
+}
+
+// RecordAttempt implements delivery.Store with one UpdateItem of the
+// delivery record, on the condition that a's lease still holds it; it
+// touches no other item, so concurrent attempts to one webhook never
+// collide. Errors: EConflict when another reservation took the number
+// over; EUnavailable.
+func (s *Store) RecordAttempt(ctx context.Context, a delivery.Attempt) error {
+	d := a.Delivery
+	names := map[string]string{"#st": "status", "#err": "error", "#l": attrLease}
+	vals := map[string]types.AttributeValue{":st": str(a.Status), ":dur": num(a.DurationMS), ":lease": str(leaseValue(a.Lease))}
+	set := []string{"#st = :st", "duration_ms = :dur"}
+	remove := []string{"#l"}
 	if a.ResponseStatus != 0 {
 		vals[":rs"] = num(int64(a.ResponseStatus))
 		set = append(set, "response_status = :rs")
@@ -198,42 +277,41 @@ func (s *Store) recordUpdate(a delivery.Attempt) *types.Update {
 	}
 	if !a.NextAt.IsZero() {
 		vals[":next"] = str(a.NextAt.UTC().Format(time.RFC3339Nano))
-		set = append(set, "next_attempt_at = :next")
-	} else {
-		remove = append(remove, "next_attempt_at")
+		set = append(set, attrNextAt+" = :next")
 	}
-	expr := "SET " + strings.Join(set, ", ") + " ADD attempts :one"
-	if len(remove) > 0 {
-		expr += " REMOVE " + strings.Join(remove, ", ")
+	if a.Queued > 0 {
+		names["#q"] = attrQueued
+		vals[":q"] = num(int64(a.Queued))
+		set = append(set, "#q = :q")
 	}
-	return &types.Update{TableName: &s.table, Key: key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
-		UpdateExpression: aws.String(expr), ExpressionAttributeNames: names, ExpressionAttributeValues: vals}
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
+		UpdateExpression:    aws.String("SET " + strings.Join(set, ", ") + " REMOVE " + strings.Join(remove, ", ")),
+		ConditionExpression: aws.String("#l = :lease"), ExpressionAttributeNames: names, ExpressionAttributeValues: vals})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return chat.Errorf(chat.EConflict, "delivery %s attempt %d was taken over", d.ID, a.Number)
+	}
+	return fail("record delivery "+d.ID, err)
 }
 
-// RecordAttempt implements delivery.Store: one UpdateItem of the delivery
-// record, or for a failed attempt one TransactWriteItems that also extends
-// the webhook's failure streak (only while the webhook exists: a deleted
-// one's record is then written alone). Errors: EUnavailable, EInternal.
-func (s *Store) RecordAttempt(ctx context.Context, a delivery.Attempt) error {
-	u := s.recordUpdate(a)
-	op := "record delivery " + a.Delivery.ID
-	if a.Failed {
-		if k, err := webhookKey(a.Delivery.Kind, a.Delivery.WorkspaceID, a.Delivery.WebhookKey); err == nil {
-			streak := &types.Update{TableName: &s.table, Key: k,
-				UpdateExpression:          aws.String("SET #fs = if_not_exists(#fs, :at) ADD #fa :one"),
-				ConditionExpression:       aws.String("attribute_exists(pk)"),
-				ExpressionAttributeNames:  map[string]string{"#fs": attrFailingSince, "#fa": attrFailedAttempts},
-				ExpressionAttributeValues: map[string]types.AttributeValue{":at": str(sortTime(a.At)), ":one": num(1)}}
-			_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-				TransactItems: []types.TransactWriteItem{{Update: u}, {Update: streak}}})
-			if reasons := cancellation(err); reasons == nil || !conditionFailed(reasons, 1) {
-				return fail(op, err)
-			}
-		}
+// ExtendFailing implements delivery.Store with one UpdateItem of the
+// webhook's listed item (ADD: concurrent ones never conflict), only while
+// the webhook exists.
+func (s *Store) ExtendFailing(ctx context.Context, w delivery.Webhook, at time.Time) error {
+	k, err := webhookKey(w.Kind, w.WorkspaceID, w.Key)
+	if err != nil {
+		return err
 	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
-		ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues})
-	return fail(op, err)
+	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: k,
+		UpdateExpression:          aws.String("SET #fs = if_not_exists(#fs, :at) ADD #fa :one"),
+		ConditionExpression:       aws.String("attribute_exists(pk)"),
+		ExpressionAttributeNames:  map[string]string{"#fs": attrFailingSince, "#fa": attrFailedAttempts},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":at": str(sortTime(at)), ":one": num(1)}})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil
+	}
+	return fail("extend failure streak of webhook "+w.ID, err)
 }
 
 // Disable implements delivery.Store with one TransactWriteItems that

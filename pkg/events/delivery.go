@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // Delivery is one event for one webhook: what the delivery queue carries.
@@ -18,10 +19,18 @@ type Delivery struct {
 	WebhookKey string `json:"webhook_key"`
 	EventID    string `json:"event_id"`
 	EventType  string `json:"event_type"`
-	// AttemptBase is the number of attempts made before this queue message
-	// (a redelivery's earlier attempts); the attempt number is AttemptBase
-	// plus the message's receive count.
+	// Attempt is the attempt number this message makes (X-Service-Attempt),
+	// reserved on the delivery record before the POST so that a duplicate
+	// of the message makes no second attempt. 0: the delivery's first
+	// attempt, or for a redelivery (AttemptBase > 0) the next number free.
+	Attempt int `json:"attempt,omitempty"`
+	// AttemptBase is the number of attempts made before this message's run
+	// (a redelivery's earlier attempts): the schedule's step is Attempt
+	// less AttemptBase.
 	AttemptBase int `json:"attempt_base,omitempty"`
+	// Due is when the attempt is due; a message received earlier waits on
+	// the queue again (SQS delays a message at most 15 minutes).
+	Due time.Time `json:"due,omitzero"`
 	// Body is the envelope, or nil when the queue message only refers to
 	// the stored event (an envelope larger than InlineMax).
 	Body []byte `json:"-"`

@@ -65,14 +65,24 @@ func (q *Queue) SendDeliveries(ctx context.Context, ds []events.Delivery) ([]int
 	return failed, lastErr
 }
 
-// Delay implements delivery.Queue with one ChangeMessageVisibility: the
-// message comes back after d (whole seconds, at most 12 hours).
-func (q *Queue) Delay(ctx context.Context, handle string, d time.Duration) error {
-	secs := int32(min(d, delivery.MaxDelay) / time.Second)
-	_, err := q.client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: &q.url,
-		ReceiptHandle: &handle, VisibilityTimeout: secs})
+// Schedule implements delivery.Queue with one SendMessage whose
+// DelaySeconds is delay in whole seconds, rounded up and at most 900; a
+// delay under a second is none (the message's due time is within SQS's
+// granularity).
+func (q *Queue) Schedule(ctx context.Context, d events.Delivery, delay time.Duration) error {
+	var secs int32
+	if delay >= time.Second {
+		secs = int32(min((delay+time.Second-1)/time.Second, delivery.MaxQueueDelay/time.Second))
+	}
+	body, err := d.MarshalQueue()
+	if err == nil {
+		err = CheckBody(body)
+	}
 	if err != nil {
-		return fmt.Errorf("sqsqueue: delay message: %w", err)
+		return err
+	}
+	if _, err := q.client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: &q.url, MessageBody: &body, DelaySeconds: secs}); err != nil {
+		return fmt.Errorf("sqsqueue: schedule delivery %s attempt %d: %w", d.ID, d.Attempt, err)
 	}
 	return nil
 }
