@@ -23,6 +23,8 @@ func TestEventSourcesOfTheTemplate(t *testing.T) {
 	}{
 		{"OutboxRelayFunction", "DynamoDB", 10 * time.Second,
 			"ChatTable TRIM_HORIZON batch 100 window 1s rbif true retries 1000 age 24h0m0s bisect true parallel 1 onfailure RelayFailureQueue filters 3"},
+		{"RealtimePushFunction", "DynamoDB", 10 * time.Second,
+			"ChatTable LATEST batch 10 window 0s rbif true retries 2 age 1m0s bisect true parallel 4 onfailure  filters 2"},
 		{"TranslateFunction", "SQS", 30 * time.Second,
 			"TranslationQueue  batch 10 window 1s rbif true retries -1 age 0s bisect false parallel 1 onfailure  filters 0"},
 		{"DeliverWebhooksFunction", "SQS", 30 * time.Second,
