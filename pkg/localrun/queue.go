@@ -78,16 +78,16 @@ func (m *QueueMapping) Run(ctx context.Context) error {
 }
 
 // receive takes up to BatchSize messages: the first receive long-polls,
-// then more are taken until the batch is full or the window has passed.
+// then more are taken until the batch is full or BatchingWindow has passed
+// since the first message came.
 func (m *QueueMapping) receive(ctx context.Context) ([]sqstypes.Message, error) {
 	size := max(1, m.Source.BatchSize)
-	window := time.Now().Add(m.Source.BatchingWindow)
+	var window time.Time // from the first message received
 	var msgs []sqstypes.Message
 	for len(msgs) < size {
 		wait := int32(1)
 		if len(msgs) > 0 {
-			left := time.Until(window)
-			if left <= 0 {
+			if !time.Now().Before(window) {
 				break
 			}
 			wait = 0
@@ -110,6 +110,9 @@ func (m *QueueMapping) receive(ctx context.Context) ([]sqstypes.Message, error) 
 			}
 			sleep(ctx, min(100*time.Millisecond, time.Until(window)))
 			continue
+		}
+		if len(msgs) == 0 {
+			window = time.Now().Add(m.Source.BatchingWindow)
 		}
 		msgs = append(msgs, out.Messages...)
 		if m.Source.BatchingWindow == 0 {

@@ -107,7 +107,10 @@ func TestStreamTimeoutBisectsThenDiscards(t *testing.T) {
 			pks, seqs := r.record(ev)
 			for i, pk := range pks {
 				if pk == "T#b" {
+					// Abandoned handlers run on: guard what they share.
+					r.mu.Lock()
 					poisonSeq = seqs[i]
+					r.mu.Unlock()
 					if _, ok := ctx.Deadline(); !ok {
 						t.Errorf("the handler's context has no deadline")
 					}
@@ -128,6 +131,8 @@ func TestStreamTimeoutBisectsThenDiscards(t *testing.T) {
 		t.Fatalf("destination: %d messages (%v), want 1", len(out.Messages), err)
 	}
 	body := aws.ToString(out.Messages[0].Body)
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	var ir localrun.InvocationRecord
 	if err := json.Unmarshal([]byte(body), &ir); err != nil {
 		t.Fatal(err)
