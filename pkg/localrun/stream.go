@@ -21,6 +21,13 @@ import (
 // batch responses.
 type StreamHandler func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
 
+// The wait before the nth retry of a batch: retryBackoff doubled n-1
+// times, at most maxRetryBackoff.
+const (
+	retryBackoff    = 100 * time.Millisecond
+	maxRetryBackoff = 5 * time.Second
+)
+
 // Conditions of a discarded batch's invocation record.
 const (
 	ConditionRetriesExhausted = "RetryAttemptsExhausted"
@@ -40,7 +47,8 @@ const (
 //     retries from it; with BisectBatchOnFunctionError the retry is only the
 //     rest of that batch. A response naming a record not in the batch, or
 //     an empty identifier, fails the whole batch.
-//   - A failed invocation (an error, a panic or a timeout) is retried; with
+//   - A failed invocation (an error, a panic or a timeout) is retried,
+//     after a backoff from 100 ms doubling to 5 s; with
 //     BisectBatchOnFunctionError the batch is first split in two halves,
 //     tried in order, which uses no retry. After MaximumRetryAttempts
 //     retries of a batch (a retry from a partial response that checkpointed
@@ -269,6 +277,11 @@ func (m *StreamMapping) process(ctx context.Context, sh *shard) {
 		fresh := len(sh.plan) == 0 && sh.retries == 0
 		if fresh && n < size && time.Since(sh.pending[0].read) < m.Source.BatchingWindow {
 			return
+		}
+		if sh.retries > 0 {
+			// Lambda backs off between retries of a batch rather than
+			// spinning on a failing function.
+			sleep(ctx, min(retryBackoff<<min(sh.retries-1, 10), maxRetryBackoff))
 		}
 		m.invoke(ctx, sh, n)
 	}
