@@ -185,11 +185,12 @@ func (p *Pusher) sendAll(ctx context.Context, key string, sends []send, stop, cu
 		if key != "" && p.Sent.has(key, s.conn.ID) {
 			continue
 		}
+		slots <- struct{}{} // waits for a send in flight to end
 		if !stop.IsZero() && !time.Now().Before(stop) {
+			<-slots
 			unfinished.Add(1)
 			continue
 		}
-		slots <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
