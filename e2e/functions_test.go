@@ -134,6 +134,7 @@ func TestSamples(t *testing.T) {
 			st, _ := wiringtest.Demo(t)
 			env := demoEnv(t, tmpl, fn.ID, st)
 			r := lambdart.Start(t, bin, env)
+			r.Timeout = functionTimeout(t, fn.ID)
 			for _, f := range files {
 				raw, err := os.ReadFile(f)
 				if err != nil {
@@ -158,6 +159,17 @@ func TestSamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// functionTimeout is id's template Timeout (Globals' by default), under
+// which the runtime runs it, as Lambda does.
+func functionTimeout(t *testing.T, id string) time.Duration {
+	t.Helper()
+	tmpl, err := samtemplate.Parse(chatbundle.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tmpl.Timeout(id)
 }
 
 // kindOf tells an API Gateway HTTP API (payload 2.0) request from an event

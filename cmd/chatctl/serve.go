@@ -113,8 +113,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		queueURL = v
 	}
 	os.Setenv(awsenv.EnvQueueURL, queueURL)
-	// What the event source mappings do in AWS: relay message inserts from
-	// the table's stream to the queue.
+	// What the event source mappings do in AWS, with the template's
+	// settings and timeouts: relay message inserts from the table's stream
+	// to the queue.
 	workers, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
 	// Events go to the delivery queue, whose consumer below makes the
@@ -122,7 +123,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	deliveryURL, deliveryARN := res.Queues["DeliveryQueue"], res.QueueARNs["DeliveryQueue"]
 	os.Setenv(awsenv.EnvDeliveryQueueURL, deliveryURL)
 	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Events: delivering.Fanout(a, deliveryURL)}
-	go localrun.RelayStream(workers, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, outbox, 200*time.Millisecond)
+	relayMapping, err := localrun.NewStreamMapping(tmpl, "OutboxRelayFunction", dynamodbstreams.NewFromConfig(a.AWS), sqs.NewFromConfig(a.AWS), res, outbox.HandleStream)
+	if err != nil {
+		return err
+	}
+	go relayMapping.Run(workers)
 	// ... and what TranslationSweepFunction's schedule does: queue again the
 	// messages whose translation never finished.
 	go localrun.SweepEvery(workers, &relay.Sweep{Store: a.Store, Queue: outbox.Queue, Now: a.Now}, time.Minute)
@@ -135,12 +140,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	go localrun.ConsumeQueue(workers, sqs.NewFromConfig(a.AWS), queueURL, queueARN, 10, localrun.SQSHandler(translate))
+	translateMapping, err := localrun.NewQueueMapping(tmpl, "TranslateFunction", sqs.NewFromConfig(a.AWS), queueURL, queueARN, localrun.SQSHandler(translate))
+	if err != nil {
+		return err
+	}
+	go translateMapping.Run(workers)
 	deliverer, err := delivering.Deliverer(a, deliveryURL)
 	if err != nil {
 		return err
 	}
-	go localrun.ConsumeQueue(workers, sqs.NewFromConfig(a.AWS), deliveryURL, deliveryARN, 10, deliverer.HandleSQS)
+	deliverMapping, err := localrun.NewQueueMapping(tmpl, "DeliverWebhooksFunction", sqs.NewFromConfig(a.AWS), deliveryURL, deliveryARN, deliverer.HandleSQS)
+	if err != nil {
+		return err
+	}
+	go deliverMapping.Run(workers)
 	if *demo {
 		if err := applyDemo(ctx, a, stdout); err != nil {
 			return err

@@ -8,13 +8,16 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
-	"github.com/chatbridge/chat/internal/streampoll"
+	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/wsgateway"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/localrun"
 	"github.com/chatbridge/chat/pkg/realtime"
+	"github.com/chatbridge/chat/pkg/samtemplate"
 )
 
 // realtimePath is where chatctl serve serves the WebSocket API, on the
@@ -34,7 +37,8 @@ type localRealtime struct {
 }
 
 // startRealtime starts the gateway's Management API and the push's stream
-// reader; both stop when ctx ends. Mount Gateway at realtimePath. pushed,
+// mapping (positioned at the stream's end before it returns); both stop
+// when ctx ends. Mount Gateway at realtimePath. pushed,
 // when not nil, is told of each change once it is pushed (tests measure the
 // time from a post to its push with it).
 func startRealtime(ctx context.Context, a *app.App, streams *dynamodbstreams.Client, streamARN string, pushed func(realtime.Change)) (*localRealtime, error) {
@@ -54,25 +58,50 @@ func startRealtime(ctx context.Context, a *app.App, streams *dynamodbstreams.Cli
 	}()
 	sender := apigwmanagement.NewFromConfig(a.AWS, rt.ManagementURL)
 	rt.Gateway.Routes = map[string]wsgateway.Handler{"$default": realtiming.Route(a, sender).Handle}
-	push := realtiming.Push(a, sender).Pusher
-	go streampoll.Poll(ctx, streams, streamARN, 100*time.Millisecond, func(ctx context.Context, rec streampoll.Record) {
-		c, ok := dynamo.RealtimeChange(rec.EventName, rec.OldImage, rec.NewImage)
-		if !ok {
-			return
+	// The push runs as Lambda runs it: its template's stream mapping
+	// (LATEST, batch size, filters, retries) and Timeout. The stream is
+	// polled every 100 ms (Lambda: every 250 ms) for a snappier page.
+	tmpl, err := samtemplate.Parse(chatbundle.Template)
+	if err != nil {
+		return nil, err
+	}
+	push := realtiming.Push(a, sender).HandleStream
+	if pushed != nil {
+		push = tellPushed(push, pushed)
+	}
+	m, err := localrun.NewStreamMapping(tmpl, realtiming.RealtimePushFunction, streams, nil, localrun.Resources{StreamARN: streamARN}, push)
+	if err != nil {
+		return nil, err
+	}
+	m.Poll = 100 * time.Millisecond
+	if _, err := m.Start(ctx); err != nil {
+		return nil, err
+	}
+	return rt, nil
+}
+
+// tellPushed is h, telling pushed of each change of a batch that was
+// pushed (those before the first failed record).
+func tellPushed(h localrun.StreamHandler, pushed func(realtime.Change)) localrun.StreamHandler {
+	return func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		resp, err := h(ctx, ev)
+		if err != nil {
+			return resp, err
 		}
-		// As the event source mapping retries a failed batch, retry a
-		// change whose reads failed, a few times.
-		for attempt := 0; attempt < 3; attempt++ {
-			if err := push.Push(ctx, c); err == nil || ctx.Err() != nil {
+		failed := map[string]bool{}
+		for _, f := range resp.BatchItemFailures {
+			failed[f.ItemIdentifier] = true
+		}
+		for _, rec := range ev.Records {
+			if failed[rec.Change.SequenceNumber] {
 				break
 			}
-			time.Sleep(100 * time.Millisecond)
+			if c, ok := dynamo.RealtimeChange(rec.EventName, dynamo.FromLambdaImage(rec.Change.OldImage), dynamo.FromLambdaImage(rec.Change.NewImage)); ok {
+				pushed(c)
+			}
 		}
-		if pushed != nil {
-			pushed(c)
-		}
-	})
-	return rt, nil
+		return resp, nil
+	}
 }
 
 // withRealtime serves the WebSocket API at realtimePath and everything else

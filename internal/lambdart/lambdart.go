@@ -50,6 +50,10 @@ const DefaultTimeout = 10 * time.Second
 // has exited, or exits, before answering.
 var ErrExited = errors.New("function process exited")
 
+// ErrTimeout is wrapped by Invoke when the function was still running at
+// the end of its Timeout (Lambda's "Task timed out after N seconds").
+var ErrTimeout = errors.New("task timed out")
+
 // ErrorBody is a function error as the runtime reports it to
 // /invocation/{id}/error or /init/error.
 type ErrorBody struct {
@@ -65,6 +69,14 @@ func (e *ErrorBody) Error() string { return e.Type + ": " + e.Message }
 
 // Runtime is one function process and the Runtime API it polls.
 type Runtime struct {
+	// Timeout, when set (before the first Invoke), is the function's
+	// timeout (its template Timeout), as Lambda applies it: the deadline the
+	// function sees is at most Timeout from the invocation, and a function
+	// still running then fails the invocation with ErrTimeout and, as
+	// Lambda discards a timed-out environment, its process is killed (Stop):
+	// start a new Runtime to go on.
+	Timeout time.Duration
+
 	tb   testing.TB
 	name string
 	arn  string
@@ -227,15 +239,28 @@ func (r *Runtime) Addr() string { return r.addr }
 // answer: its response, or the error it reported (fnErr). err is non-nil
 // when there is no answer: the process exited before or during the
 // invocation (wrapping ErrExited), ctx ended first, or the Runtime API
-// refused the response (larger than MaxPayloadSize). The deadline the
-// function sees is ctx's, or DefaultTimeout from now.
+// refused the response (larger than MaxPayloadSize), or the function ran
+// past its Timeout (ErrTimeout). The deadline the function sees is the
+// earlier of ctx's and Timeout from now; with neither, DefaultTimeout from
+// now.
 func (r *Runtime) Invoke(ctx context.Context, payload []byte) (response []byte, fnErr *ErrorBody, err error) {
-	if _, ok := ctx.Deadline(); !ok {
+	if _, ok := ctx.Deadline(); !ok && r.Timeout <= 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
 		defer cancel()
 	}
 	deadline, _ := ctx.Deadline()
+	// timedOut fires at the function's own deadline, when it comes before
+	// the caller's.
+	var timedOut <-chan time.Time
+	if r.Timeout > 0 {
+		if fn := time.Now().Add(r.Timeout); deadline.IsZero() || fn.Before(deadline) {
+			deadline = fn
+			timer := time.NewTimer(r.Timeout)
+			defer timer.Stop()
+			timedOut = timer.C
+		}
+	}
 	inv := &invocation{id: newRequestID(), traceID: newTraceID(), payload: payload, deadline: deadline, done: make(chan struct{})}
 	select {
 	case <-r.exited:
@@ -263,8 +288,16 @@ func (r *Runtime) Invoke(ctx context.Context, payload []byte) (response []byte, 
 		default:
 		}
 		return nil, nil, r.exitError("during invocation " + inv.id)
+	case <-timedOut:
+		select {
+		case <-inv.done:
+			return inv.response, inv.fnErr, inv.err
+		default:
+		}
+		r.Stop()
+		return nil, nil, fmt.Errorf("lambdart: %s: invocation %s: %w after %v", r.name, inv.id, ErrTimeout, r.Timeout)
 	case <-ctx.Done():
-		// Like a Lambda timeout, the invocation stays in flight: a late
+		// The caller gave up: the invocation stays in flight, and a late
 		// answer is accepted and dropped.
 		return nil, nil, fmt.Errorf("lambdart: %s: invocation %s: %w", r.name, inv.id, ctx.Err())
 	}

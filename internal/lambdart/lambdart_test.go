@@ -316,3 +316,31 @@ func alive(pid int) bool {
 	_, rest, _ := strings.Cut(string(stat), ") ")
 	return !strings.HasPrefix(rest, "Z")
 }
+
+// TestTimeoutFailsTheInvocation: under a Timeout, the function sees a
+// deadline at most Timeout away; one still running at it fails the
+// invocation with ErrTimeout (not the caller's context error), and the
+// process is killed, as Lambda discards a timed-out environment.
+func TestTimeoutFailsTheInvocation(t *testing.T) {
+	r := lambdart.Start(t, echo, nil)
+	r.Timeout = 2 * time.Second
+	before := time.Now()
+	var info struct {
+		DeadlineMs int64 `json:"deadline_ms"`
+	}
+	if err := json.Unmarshal(invoke(t, r, `{"context":true}`), &info); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.UnixMilli(info.DeadlineMs).Sub(before); d > 2*time.Second+50*time.Millisecond || d < time.Second {
+		t.Fatalf("the function saw a deadline %v away, want the 2 s Timeout, not the caller's 30 s", d)
+	}
+	r.Timeout = 100 * time.Millisecond
+	start := time.Now()
+	_, _, err := r.Invoke(ctxTimeout(t, 30*time.Second), []byte(`{"sleep_ms":500,"echo":1}`))
+	if !errors.Is(err, lambdart.ErrTimeout) || time.Since(start) > 400*time.Millisecond {
+		t.Fatalf("invoke: %v after %v, want ErrTimeout at about 100ms", err, time.Since(start))
+	}
+	if _, err := r.Wait(ctxTimeout(t, 5*time.Second)); err != nil {
+		t.Fatalf("the timed-out environment's process: %v, want it killed", err)
+	}
+}

@@ -7,7 +7,9 @@
 // (pkg/apigwmanagement) sends to and closes its connections. Handlers
 // cannot tell it from API Gateway.
 //
-// It enforces API Gateway's message size (128 KB) and idle timeout, and the
+// It enforces API Gateway's message size (128 KB, both ways: a larger post
+// is 413 PayloadTooLargeException), can add a latency to every post
+// (PostLatency), and enforces API Gateway's idle timeout and the
 // contract's rule that a connection that has not subscribed within 30
 // seconds is closed: it sees a connection as subscribed once a
 // {"type": "subscribed"} message has been posted to it.
@@ -56,6 +58,11 @@ type Gateway struct {
 	// IdleTimeout closes a connection that sent nothing for that long
 	// (default IdleTimeout).
 	IdleTimeout time.Duration
+	// PostLatency delays every PostToConnection's answer by that much, as
+	// the round trip to API Gateway would (tests measure pushes with it).
+	// A caller that gives up first (its context ends) gets no answer, and
+	// nothing is delivered.
+	PostLatency time.Duration
 
 	mu    sync.Mutex
 	conns map[string]*conn
@@ -212,7 +219,8 @@ func (g *Gateway) Count() int {
 
 // Management serves the Management API: POST, GET and DELETE
 // /<stage>/@connections/{connection_id}, answering a gone connection 410
-// with X-Amzn-ErrorType GoneException as API Gateway does.
+// with X-Amzn-ErrorType GoneException and a post past 128 KB 413
+// PayloadTooLargeException, as API Gateway does.
 func (g *Gateway) Management() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, rest, ok := strings.Cut(r.URL.EscapedPath(), "/@connections/")
@@ -233,8 +241,16 @@ func (g *Gateway) Management() http.Handler {
 				apiError(w, http.StatusBadRequest, "BadRequestException", err.Error())
 				return
 			}
+			if g.PostLatency > 0 {
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(g.PostLatency):
+				}
+			}
 			if len(body) > MaxMessageBytes {
-				apiError(w, http.StatusRequestEntityTooLarge, "PayloadTooLargeException", "message too large")
+				// API Gateway's answer to a post past its 128 KB message.
+				apiError(w, http.StatusRequestEntityTooLarge, "PayloadTooLargeException", "Message too long")
 				return
 			}
 			if bytes.Contains(body, []byte(`"type":"subscribed"`)) {

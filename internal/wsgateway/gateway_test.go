@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/apigatewaymanagementapi/types"
 	"github.com/chatbridge/chat/internal/wsgateway"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/realtime"
@@ -127,8 +128,17 @@ func TestManagementAPIThroughTheSDK(t *testing.T) {
 	if b, err := readErr(ws, time.Second); err != nil || string(b) != worst {
 		t.Fatalf("got %q %v, want %q", b, err, worst)
 	}
-	if err := r.client.Send(ctx, id, make([]byte, wsgateway.MaxMessageBytes+1)); err == nil || errors.Is(err, realtime.ErrGone) {
-		t.Fatalf("a post past 128 KB: %v, want PayloadTooLarge", err)
+	var tooLarge *types.PayloadTooLargeException
+	var status interface{ HTTPStatusCode() int }
+	if err := r.client.Send(ctx, id, make([]byte, wsgateway.MaxMessageBytes+1)); !errors.As(err, &tooLarge) || !errors.As(err, &status) || status.HTTPStatusCode() != 413 {
+		t.Fatalf("a post past 128 KB: got %v, want 413 PayloadTooLargeException", err)
+	}
+	ws.SetReadLimit(wsgateway.MaxMessageBytes)
+	if err := r.client.Send(ctx, id, []byte(strings.Repeat("x", wsgateway.MaxMessageBytes))); err != nil {
+		t.Fatalf("a post of exactly 128 KB: got %v, want it sent", err)
+	}
+	if b, err := readErr(ws, time.Second); err != nil || len(b) != wsgateway.MaxMessageBytes {
+		t.Fatalf("got %d bytes (%v), want the 128 KB sent", len(b), err)
 	}
 	if err := r.client.Send(ctx, "bm90IHRoZXJlAA==", []byte("x")); !errors.Is(err, realtime.ErrGone) {
 		t.Fatalf("post to an unknown connection: %v, want ErrGone", err)
@@ -152,4 +162,52 @@ func TestManagementAPIThroughTheSDK(t *testing.T) {
 	if _, err := readErr(ws2, 2*time.Second); websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
 		t.Fatalf("a message past 128 KB: %v, want closed with 1009", err)
 	}
+}
+
+// TestPostLatency: with PostLatency every post answers after it; a caller
+// that gives up first gets an error and the message is not delivered.
+func TestPostLatency(t *testing.T) {
+	r := newRig(t, 0)
+	r.g.PostLatency = 50 * time.Millisecond
+	ws := r.dial(t)
+	if err := ws.Write(context.Background(), websocket.MessageText, []byte(`{"action":"hello"}`)); err != nil {
+		t.Fatal(err)
+	}
+	id := r.awaitConnection(t)
+	start := time.Now()
+	if err := r.client.Send(context.Background(), id, []byte("slow")); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < 50*time.Millisecond {
+		t.Fatalf("post answered after %v, want at least the 50 ms latency", took)
+	}
+	if b, err := readErr(ws, time.Second); err != nil || string(b) != "slow" {
+		t.Fatalf("got %q %v, want the post", b, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if err := r.client.Send(ctx, id, []byte("abandoned")); err == nil {
+		t.Fatalf("a post abandoned before the latency: got no error")
+	}
+	if b, err := readErr(ws, 200*time.Millisecond); err == nil {
+		t.Fatalf("the abandoned post was delivered: %q", b)
+	}
+}
+
+// awaitConnection is the id of the first connection that sent a message.
+func (r *rig) awaitConnection(t *testing.T) string {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		if len(r.events) > 0 {
+			id := r.events[0].RequestContext.ConnectionID
+			r.mu.Unlock()
+			return id
+		}
+		r.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no connection sent a message within 2 s")
+	return ""
 }

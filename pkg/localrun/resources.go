@@ -1,8 +1,10 @@
 // Package localrun does locally what AWS does for a deployed stack: it
 // creates, on a local DynamoDB/SQS endpoint (moto_server), the table and
 // queues that template.yaml declares, so that a local run and the tests use
-// exactly the deployed definitions, and it runs the loops of the event
-// source mappings (the stream relay, the queue consumers, the sweep).
+// exactly the deployed definitions, and it runs functions as Lambda runs
+// them: under their template Timeout (Invoke), fed by their event source
+// mappings with the template's settings (StreamMapping, QueueMapping), and
+// the sweep on its schedule (SweepEvery).
 package localrun
 
 import (

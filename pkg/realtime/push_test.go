@@ -17,6 +17,7 @@ import (
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 type fakeStore struct {
+	mu      sync.Mutex
 	conns   []realtime.Connection
 	queries int
 	deleted []string
@@ -24,6 +25,8 @@ type fakeStore struct {
 }
 
 func (f *fakeStore) Connections(_ context.Context, ch string, now time.Time) ([]realtime.Connection, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.queries++
 	var out []realtime.Connection
 	for _, c := range f.conns {
@@ -34,10 +37,14 @@ func (f *fakeStore) Connections(_ context.Context, ch string, now time.Time) ([]
 	return out, nil
 }
 func (f *fakeStore) PutConnection(_ context.Context, c realtime.Connection) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.put = append(f.put, c)
 	return nil
 }
 func (f *fakeStore) DeleteConnection(_ context.Context, ch, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.deleted = append(f.deleted, id)
 	return nil
 }
@@ -62,6 +69,8 @@ func (f *fakeSender) Send(_ context.Context, id string, b []byte) error {
 	return nil
 }
 func (f *fakeSender) Close(_ context.Context, id string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.closed = append(f.closed, id)
 	return nil
 }

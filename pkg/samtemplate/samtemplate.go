@@ -14,6 +14,7 @@ import (
 
 // Template is a parsed SAM template.
 type Template struct {
+	Globals   map[string]any      `yaml:"Globals"`
 	Resources map[string]Resource `yaml:"Resources"`
 }
 

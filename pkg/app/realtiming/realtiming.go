@@ -6,8 +6,13 @@ package realtiming
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"os"
+	"strconv"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/apigatewaymanagementapi"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
@@ -37,30 +42,66 @@ func Route(a *app.App, sender *apigwmanagement.Client) *wsapi.Route {
 	}}
 }
 
+// EnvPushConcurrency names the most PostToConnection calls
+// RealtimePushFunction has in flight (realtime.DefaultConcurrency when
+// unset).
+const EnvPushConcurrency = "REALTIME_PUSH_CONCURRENCY"
+
+// pushConcurrency reads EnvPushConcurrency: 1 to 500.
+func pushConcurrency() (int, error) {
+	v := os.Getenv(EnvPushConcurrency)
+	if v == "" {
+		return realtime.DefaultConcurrency, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 500 {
+		return 0, fmt.Errorf("%s %q: want a number from 1 to 500", EnvPushConcurrency, v)
+	}
+	return n, nil
+}
+
 // Push is RealtimePushFunction's handler (the table's stream),
-// sending through sender.
+// sending through sender with EnvPushConcurrency sends in flight (FromEnv
+// has checked it), and remembering across invocations which connections an
+// unfinished change was sent to.
 func Push(a *app.App, sender realtime.Sender) *wsapi.Push {
+	n, err := pushConcurrency()
+	if err != nil {
+		n = realtime.DefaultConcurrency
+	}
 	return &wsapi.Push{Pusher: &realtime.Pusher{
 		Store: a.Store, Translations: a.Store, Sender: sender, Encode: httpapi.EncodeMessageView, Now: a.Now,
+		Concurrency: n, Sent: &realtime.Sent{},
 	}}
 }
 
 // FromEnv builds the App and the Management API client of a
 // realtime function: TABLE_NAME and WEBSOCKET_MANAGEMENT_ENDPOINT are
 // required, the latter unless AWS_ENDPOINT_URL points every client at a
-// local stack (whose Management API the SDK then calls).
+// local stack (whose Management API the SDK then calls);
+// REALTIME_PUSH_CONCURRENCY, when set, must be a number from 1 to 500. The
+// client keeps that many connections to the endpoint open (the SDK's
+// default keeps 10), so concurrent pushes do not open new ones.
 func FromEnv(ctx context.Context) (*app.App, *apigwmanagement.Client, error) {
 	var extra []string
 	if os.Getenv(awsenv.EnvEndpoint) == "" {
 		extra = append(extra, apigwmanagement.EnvEndpoint)
+	}
+	n, err := pushConcurrency()
+	if err != nil {
+		return nil, nil, err
 	}
 	a, _, err := app.FromEnv(ctx, extra...)
 	if err != nil {
 		return nil, nil, err
 	}
 	endpoint := os.Getenv(apigwmanagement.EnvEndpoint)
-	if endpoint == "" {
-		return a, apigwmanagement.New(apigatewaymanagementapi.NewFromConfig(a.AWS)), nil
-	}
-	return a, apigwmanagement.NewFromConfig(a.AWS, endpoint), nil
+	return a, apigwmanagement.New(apigatewaymanagementapi.NewFromConfig(a.AWS, func(o *apigatewaymanagementapi.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+		}
+		o.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+			tr.MaxIdleConnsPerHost = max(tr.MaxIdleConnsPerHost, n)
+		})
+	})), nil
 }

@@ -13,19 +13,31 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/localrun"
 	"github.com/chatbridge/chat/pkg/relay"
+	"github.com/chatbridge/chat/pkg/samtemplate"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
 
 func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
 
+func template(t *testing.T) *samtemplate.Template {
+	t.Helper()
+	tmpl, err := samtemplate.Parse(chatbundle.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tmpl
+}
+
 // TestRelayKeepsGoingAfterACancelledTransaction: moto puts back a copy of
-// the table when a transaction is cancelled; the relay must go on reading
-// the new table's stream, and must not relay the cancelled transaction's
+// the table when a transaction is cancelled; the relay's stream mapping
+// (its template settings and filter) must go on reading the new table's
+// stream, and must not relay the cancelled transaction's
 // partial write.
 func TestRelayKeepsGoingAfterACancelledTransaction(t *testing.T) {
 	st := stacktest.New(t)
@@ -34,12 +46,16 @@ func TestRelayKeepsGoingAfterACancelledTransaction(t *testing.T) {
 	queue := st.Resources.Queues["TranslationQueue"]
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		localrun.RelayStream(ctx, dynamodbstreams.NewFromConfig(st.AWS), st.Resources.StreamARN,
-			&relay.Relay{Queue: sqsqueue.New(st.SQS, queue)}, 20*time.Millisecond)
-	}()
+	m, err := localrun.NewStreamMapping(template(t), "OutboxRelayFunction", dynamodbstreams.NewFromConfig(st.AWS), st.SQS, st.Resources,
+		(&relay.Relay{Queue: sqsqueue.New(st.SQS, queue)}).HandleStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Poll = 20 * time.Millisecond
+	done, err := m.Start(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer func() { cancel(); <-done }()
 
 	channel := ids.New(time.Now())
