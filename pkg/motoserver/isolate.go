@@ -81,6 +81,8 @@ type isolator struct {
 	gen     int
 	itersMu sync.Mutex
 	iters   map[string]int
+	// iam, when set, checks function calls first (iam.go).
+	iam *IAM
 }
 
 func newIsolator(target string) (*isolator, error) {
@@ -95,6 +97,9 @@ func newIsolator(target string) (*isolator, error) {
 }
 
 func (i *isolator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if i.iam != nil && !i.iam.authorize(w, r) {
+		return
+	}
 	target := r.Header.Get("X-Amz-Target")
 	switch {
 	case readOnly[target]:
@@ -186,11 +191,12 @@ func writeExpiredIterator(w http.ResponseWriter) {
 }
 
 // serveIsolator listens on 127.0.0.1:port and proxies to target.
-func serveIsolator(port int, target string) (*http.Server, string, error) {
+func serveIsolator(port int, target string, iam *IAM) (*http.Server, string, error) {
 	iso, err := newIsolator(target)
 	if err != nil {
 		return nil, "", err
 	}
+	iso.iam = iam
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", itoa(port)))
 	if err != nil {
 		return nil, "", err
