@@ -84,6 +84,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 	t.Setenv(app.EnvOutboundAllowCIDRS, "127.0.0.1/32")
 	t.Setenv(delivering.EnvOutboundAllowOnly, "true")
 	t.Setenv(delivering.EnvDeliverySchedule, "1ms")
+	st.AsApp(a)
 	handlers, err := a.Handlers()
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +93,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 		handlers[fn] = h
 	}
 	w := &world{st: st, app: a, h: httpapi.Mux(handlers), doc: doc, ws: ws, token: ws.Users[0].APIToken}
-	d, err := delivering.Deliverer(a, qurl)
+	d, err := delivering.Deliverer(a.For("DeliverWebhooksFunction"), qurl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 			Author: chat.Author{Type: chat.AuthorUser, ID: ws.Users[0].ID, Name: "Ana"}, SourceLanguage: "en", CreatedAt: now.Add(time.Duration(i) * time.Second)}
 		entries = append(entries, relay.ChangeEntry{ID: m.ID, Change: dynamo.Change{Kind: dynamo.ChangeMessage, Message: m}})
 	}
-	if failed := delivering.Fanout(a, qurl).Send(context.Background(), entries); len(failed) != 0 {
+	if failed := delivering.Fanout(a.For("OutboxRelayFunction"), qurl).Send(context.Background(), entries); len(failed) != 0 {
 		t.Fatalf("fan-out failed for %v", failed)
 	}
 	base := "/api/v1/workspaces/" + ws.ID + "/outbound-webhooks/" + hooks[0].ID + "/deliveries"

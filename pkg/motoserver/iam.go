@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -167,6 +169,8 @@ func (c *IAM) deny(w http.ResponseWriter, function string, req iampolicy.Request
 	body, _ := json.Marshal(map[string]string{"__type": "com.amazon.coral.service#AccessDeniedException", "message": msg, "Message": msg})
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 	w.Header().Set("X-Amzn-Errortype", "AccessDeniedException")
+	// DynamoDB's SDK checks every answer's CRC32.
+	w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10))
 	// SQS's JSON protocol also names the error its query protocol used.
 	w.Header().Set("X-Amzn-Query-Error", "AccessDenied;Sender")
 	w.WriteHeader(http.StatusBadRequest)
