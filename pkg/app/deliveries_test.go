@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
@@ -140,7 +141,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		stopped := make(chan struct{})
 		go func() {
-			_ = localrun.ConsumeQueue(ctx, st.SQS, qurl, st.Resources.QueueARNs["DeliveryQueue"], 10, d.HandleSQS)
+			_ = localrun.ConsumeQueue(ctx, sqs.NewFromConfig(st.As("DeliverWebhooksFunction")), qurl, st.Resources.QueueARNs["DeliveryQueue"], 10, d.HandleSQS)
 			close(stopped)
 		}()
 		deadline := time.Now().Add(20 * time.Second)
