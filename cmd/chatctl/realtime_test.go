@@ -48,8 +48,9 @@ func startRealtimeServer(t *testing.T) *realtimeServer {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	st.AsApp(a) // each function signs as itself, as under chatctl serve
 	s := &realtimeServer{a: a, pushed: make(chan realtime.Change, 100)}
-	rt, err := startRealtime(ctx, a, dynamodbstreams.NewFromConfig(st.AWS), st.Resources.StreamARN, func(c realtime.Change) { s.pushed <- c })
+	rt, err := startRealtime(ctx, a, dynamodbstreams.NewFromConfig(st.As("RealtimePushFunction")), st.Resources.StreamARN, func(c realtime.Change) { s.pushed <- c })
 	if err != nil {
 		t.Fatal(err)
 	}

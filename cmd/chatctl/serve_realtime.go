@@ -34,7 +34,8 @@ type localRealtime struct {
 }
 
 // startRealtime starts the gateway's Management API and the push's stream
-// reader; both stop when ctx ends. Mount Gateway at realtimePath. pushed,
+// reader (streams should read as RealtimePushFunction); both stop when ctx
+// ends. The route and the push run on a.For(their function). Mount Gateway at realtimePath. pushed,
 // when not nil, is told of each change once it is pushed (tests measure the
 // time from a post to its push with it).
 func startRealtime(ctx context.Context, a *app.App, streams *dynamodbstreams.Client, streamARN string, pushed func(realtime.Change)) (*localRealtime, error) {
@@ -52,9 +53,9 @@ func startRealtime(ctx context.Context, a *app.App, streams *dynamodbstreams.Cli
 		<-ctx.Done()
 		_ = rt.srv.Close()
 	}()
-	sender := apigwmanagement.NewFromConfig(a.AWS, rt.ManagementURL)
-	rt.Gateway.Routes = map[string]wsgateway.Handler{"$default": realtiming.Route(a, sender).Handle}
-	push := realtiming.Push(a, sender).Pusher
+	route, pushFn := a.For("RealtimeFunction"), a.For("RealtimePushFunction")
+	rt.Gateway.Routes = map[string]wsgateway.Handler{"$default": realtiming.Route(route, apigwmanagement.NewFromConfig(route.AWS, rt.ManagementURL)).Handle}
+	push := realtiming.Push(pushFn, apigwmanagement.NewFromConfig(pushFn.AWS, rt.ManagementURL)).Pusher
 	go streampoll.Poll(ctx, streams, streamARN, 100*time.Millisecond, func(ctx context.Context, rec streampoll.Record) {
 		c, ok := dynamo.RealtimeChange(rec.EventName, rec.OldImage, rec.NewImage)
 		if !ok {

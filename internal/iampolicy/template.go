@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/pkg/samtemplate"
 )
 
@@ -448,4 +449,14 @@ func list(v any) []any {
 		return nil
 	}
 	return []any{v}
+}
+
+// Project reads the policies of the project's own template.yaml, named as
+// a local run names its resources (DefaultLocal).
+func Project() (*Set, error) {
+	t, err := samtemplate.Parse(chatbundle.Template)
+	if err != nil {
+		return nil, err
+	}
+	return FromTemplate(t, DefaultLocal)
 }

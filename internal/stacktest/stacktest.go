@@ -68,11 +68,7 @@ func Main(m *testing.M) int {
 // newCheck is the IAM check of template.yaml's functions that the test
 // binary's moto_server applies (STACKTEST_IAM_LOG=1 prints each denial).
 func newCheck() (*motoserver.IAM, error) {
-	tmpl, err := samtemplate.Parse(chatbundle.Template)
-	if err != nil {
-		return nil, err
-	}
-	set, err := iampolicy.FromTemplate(tmpl, iampolicy.DefaultLocal)
+	set, err := iampolicy.Project()
 	if err != nil {
 		return nil, err
 	}
