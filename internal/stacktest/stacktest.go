@@ -62,7 +62,14 @@ func Main(m *testing.M) int {
 	server, check = s, c
 	defer s.Stop()
 	os.Setenv(awsenv.EnvEndpoint, s.URL)
-	return m.Run()
+	code := m.Run()
+	if path := os.Getenv(EnvIAMRecord); path != "" {
+		if err := mergeRecord(path, c.Allowed()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = max(code, 1)
+		}
+	}
+	return code
 }
 
 // newCheck is the IAM check of template.yaml's functions that the test
