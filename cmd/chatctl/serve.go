@@ -81,12 +81,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	localEnv()
+	// Each function's calls are held to its policy in template.yaml.
+	policies, err := iampolicy.Project()
+	if err != nil {
+		return err
+	}
 	if os.Getenv(awsenv.EnvEndpoint) == "" {
-		// Each function's calls are held to its policy in template.yaml.
-		policies, err := iampolicy.Project()
-		if err != nil {
-			return err
-		}
 		moto, err := motoserver.Start(ctx, defaultMotoPort, motoserver.WithIAM(motoserver.NewIAM(policies)))
 		if err != nil {
 			return fmt.Errorf("start moto_server (or set AWS_ENDPOINT_URL): %w", err)
@@ -167,7 +167,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for fn, h := range delivering.Handlers(a) {
 		handlers[fn] = h
 	}
-	rt, err := startRealtime(workers, a, dynamodbstreams.NewFromConfig(a.For("RealtimePushFunction").AWS), res.StreamARN, nil)
+	rt, err := startRealtime(workers, a, policies, dynamodbstreams.NewFromConfig(a.For("RealtimePushFunction").AWS), res.StreamARN, nil)
 	if err != nil {
 		return err
 	}

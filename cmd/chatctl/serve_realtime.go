@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/chatbridge/chat/internal/iampolicy"
 	"github.com/chatbridge/chat/internal/streampoll"
 	"github.com/chatbridge/chat/internal/wsgateway"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
@@ -35,17 +36,20 @@ type localRealtime struct {
 
 // startRealtime starts the gateway's Management API and the push's stream
 // reader (streams should read as RealtimePushFunction); both stop when ctx
-// ends. The route and the push run on a.For(their function). Mount Gateway at realtimePath. pushed,
+// ends. The route and the push run on a.For(their function); policies,
+// when not nil, holds their Management API calls to their policies. Mount Gateway at realtimePath. pushed,
 // when not nil, is told of each change once it is pushed (tests measure the
 // time from a post to its push with it).
-func startRealtime(ctx context.Context, a *app.App, streams *dynamodbstreams.Client, streamARN string, pushed func(realtime.Change)) (*localRealtime, error) {
+func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, streams *dynamodbstreams.Client, streamARN string, pushed func(realtime.Change)) (*localRealtime, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("realtime: management API listener: %w", err)
 	}
 	rt := &localRealtime{
-		Gateway:       &wsgateway.Gateway{Stage: "local", SubscribeWithin: realtime.SubscribeWithin, IdleTimeout: realtime.IdleTimeout},
-		ManagementURL: "http://" + ln.Addr().String() + "/local",
+		// The template's stage, which the functions' execute-api grants name.
+		Gateway: &wsgateway.Gateway{Stage: "live", SubscribeWithin: realtime.SubscribeWithin, IdleTimeout: realtime.IdleTimeout,
+			Policies: policies},
+		ManagementURL: "http://" + ln.Addr().String() + "/live",
 	}
 	rt.srv = &http.Server{Handler: rt.Gateway.Management(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = rt.srv.Serve(ln) }()

@@ -16,6 +16,7 @@ package iampolicy
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -245,4 +246,18 @@ func glob(p, v string, fold bool) bool {
 		pi++
 	}
 	return pi == len(p)
+}
+
+// credential reads the access key id and region of a SigV4 Authorization
+// header ("AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request, ...").
+var credential = regexp.MustCompile(`Credential=([^/,\s]+)/[^/]*/([^/]*)/`)
+
+// Principal returns the access key id and region a SigV4 Authorization
+// header was signed with; ok is false for anything else.
+func Principal(authorization string) (akid, region string, ok bool) {
+	m := credential.FindStringSubmatch(authorization)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
 }

@@ -91,18 +91,13 @@ func Prefix(key string) string {
 	return key
 }
 
-// credential reads the access key id and region of a SigV4 Authorization
-// header ("AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request, ...").
-var credential = regexp.MustCompile(`Credential=([^/,\s]+)/[^/]*/([^/]*)/`)
-
 // authorize answers AccessDeniedException and returns false when r is a
 // function's call its policy does not allow; r's body is left readable.
 func (c *IAM) authorize(w http.ResponseWriter, r *http.Request) bool {
-	m := credential.FindStringSubmatch(r.Header.Get("Authorization"))
-	if m == nil {
+	function, region, ok := iampolicy.Principal(r.Header.Get("Authorization"))
+	if !ok {
 		return true
 	}
-	function, region := m[1], m[2]
 	if _, ok := c.policies.Functions[function]; !ok {
 		return true // an administrator's call
 	}
