@@ -109,7 +109,9 @@ func (t *samTemplate) functionEnv(tb testing.TB, id string, cfg stackConfig) map
 	}
 	env["AWS_LAMBDA_FUNCTION_NAME"] = id
 	env[awsenv.EnvEndpoint] = st.Endpoint
-	env["AWS_ACCESS_KEY_ID"] = "local"
+	// Signed as the function: the local stack holds its calls to its
+	// policy in template.yaml, as AWS holds them to its role.
+	env["AWS_ACCESS_KEY_ID"] = id
 	env["AWS_SECRET_ACCESS_KEY"] = "local"
 	env[awsenv.EnvRegion] = awsenv.DefaultRegion
 	// Deliveries never leave the machine in a test (contract section 11).

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/chatbridge/chat/internal/iampolicy"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
@@ -48,8 +49,13 @@ func startRealtimeServer(t *testing.T) *realtimeServer {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
+	st.AsApp(a) // each function signs as itself, as under chatctl serve
 	s := &realtimeServer{a: a, pushed: make(chan realtime.Change, 100)}
-	rt, err := startRealtime(ctx, a, dynamodbstreams.NewFromConfig(st.AWS), st.Resources.StreamARN, func(c realtime.Change) { s.pushed <- c })
+	policies, err := iampolicy.Project()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := startRealtime(ctx, a, policies, dynamodbstreams.NewFromConfig(st.As("RealtimePushFunction")), st.Resources.StreamARN, func(c realtime.Change) { s.pushed <- c })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/internal/iampolicy"
 	"github.com/chatbridge/chat/pkg/apertium"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/translating"
@@ -79,8 +81,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	localEnv()
+	// Each function's calls are held to its policy in template.yaml.
+	policies, err := iampolicy.Project()
+	if err != nil {
+		return err
+	}
 	if os.Getenv(awsenv.EnvEndpoint) == "" {
-		moto, err := motoserver.Start(ctx, defaultMotoPort)
+		moto, err := motoserver.Start(ctx, defaultMotoPort, motoserver.WithIAM(motoserver.NewIAM(policies)))
 		if err != nil {
 			return fmt.Errorf("start moto_server (or set AWS_ENDPOINT_URL): %w", err)
 		}
@@ -95,6 +102,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// a is an administrator (creating the table, applying the demo); each
+	// function runs on a.For(its LogicalId), signing as itself.
+	a.Identity = func(function string) aws.Config { return awsenv.ForFunction(a.AWS, function) }
 	tmpl, err := samtemplate.Parse(chatbundle.Template)
 	if err != nil {
 		return err
@@ -122,34 +132,38 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// attempts (OUTBOUND_ALLOW_ONLY keeps them on this machine).
 	deliveryURL, deliveryARN := res.Queues["DeliveryQueue"], res.QueueARNs["DeliveryQueue"]
 	os.Setenv(awsenv.EnvDeliveryQueueURL, deliveryURL)
-	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Events: delivering.Fanout(a, deliveryURL)}
-	relayMapping, err := localrun.NewStreamMapping(tmpl, "OutboxRelayFunction", dynamodbstreams.NewFromConfig(a.AWS), sqs.NewFromConfig(a.AWS), res, outbox.HandleStream)
+	relayFn := a.For("OutboxRelayFunction")
+	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(relayFn.AWS), queueURL), Events: delivering.Fanout(relayFn, deliveryURL)}
+	relayMapping, err := localrun.NewStreamMapping(tmpl, "OutboxRelayFunction", dynamodbstreams.NewFromConfig(relayFn.AWS), sqs.NewFromConfig(relayFn.AWS), res, outbox.HandleStream)
 	if err != nil {
 		return err
 	}
 	go relayMapping.Run(workers)
 	// ... and what TranslationSweepFunction's schedule does: queue again the
 	// messages whose translation never finished.
-	go localrun.SweepEvery(workers, &relay.Sweep{Store: a.Store, Queue: outbox.Queue, Now: a.Now}, time.Minute)
+	sweepFn := a.For("TranslationSweepFunction")
+	go localrun.SweepEvery(workers, &relay.Sweep{Store: sweepFn.Store, Queue: sqsqueue.New(sqs.NewFromConfig(sweepFn.AWS), queueURL), Now: a.Now}, time.Minute)
 	stopTranslator, err := localTranslator(ctx, stderr)
 	if err != nil {
 		return err
 	}
 	defer stopTranslator()
-	translate, err := translating.Handler(ctx, a)
+	translateFn := a.For("TranslateFunction")
+	translate, err := translating.Handler(ctx, translateFn)
 	if err != nil {
 		return err
 	}
-	translateMapping, err := localrun.NewQueueMapping(tmpl, "TranslateFunction", sqs.NewFromConfig(a.AWS), queueURL, queueARN, localrun.SQSHandler(translate))
+	translateMapping, err := localrun.NewQueueMapping(tmpl, "TranslateFunction", sqs.NewFromConfig(translateFn.AWS), queueURL, queueARN, localrun.SQSHandler(translate))
 	if err != nil {
 		return err
 	}
 	go translateMapping.Run(workers)
-	deliverer, err := delivering.Deliverer(a, deliveryURL)
+	deliverFn := a.For("DeliverWebhooksFunction")
+	deliverer, err := delivering.Deliverer(deliverFn, deliveryURL)
 	if err != nil {
 		return err
 	}
-	deliverMapping, err := localrun.NewQueueMapping(tmpl, "DeliverWebhooksFunction", sqs.NewFromConfig(a.AWS), deliveryURL, deliveryARN, deliverer.HandleSQS)
+	deliverMapping, err := localrun.NewQueueMapping(tmpl, "DeliverWebhooksFunction", sqs.NewFromConfig(deliverFn.AWS), deliveryURL, deliveryARN, deliverer.HandleSQS)
 	if err != nil {
 		return err
 	}
@@ -169,7 +183,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for fn, h := range delivering.Handlers(a) {
 		handlers[fn] = h
 	}
-	rt, err := startRealtime(workers, a, dynamodbstreams.NewFromConfig(a.AWS), res.StreamARN, nil)
+	rt, err := startRealtime(workers, a, policies, dynamodbstreams.NewFromConfig(a.For("RealtimePushFunction").AWS), res.StreamARN, nil)
 	if err != nil {
 		return err
 	}

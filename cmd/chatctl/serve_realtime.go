@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/internal/iampolicy"
 	"github.com/chatbridge/chat/internal/wsgateway"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
@@ -38,17 +39,22 @@ type localRealtime struct {
 
 // startRealtime starts the gateway's Management API and the push's stream
 // mapping (positioned at the stream's end before it returns); both stop
-// when ctx ends. Mount Gateway at realtimePath. pushed,
+// when ctx ends. The route and the push run on a.For(their function), and
+// streams should read as RealtimePushFunction; policies, when not nil, holds
+// their Management API calls to their policies. Mount Gateway at
+// realtimePath. pushed,
 // when not nil, is told of each change once it is pushed (tests measure the
 // time from a post to its push with it).
-func startRealtime(ctx context.Context, a *app.App, streams *dynamodbstreams.Client, streamARN string, pushed func(realtime.Change)) (*localRealtime, error) {
+func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, streams *dynamodbstreams.Client, streamARN string, pushed func(realtime.Change)) (*localRealtime, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("realtime: management API listener: %w", err)
 	}
 	rt := &localRealtime{
-		Gateway:       &wsgateway.Gateway{Stage: "local", SubscribeWithin: realtime.SubscribeWithin, IdleTimeout: realtime.IdleTimeout},
-		ManagementURL: "http://" + ln.Addr().String() + "/local",
+		// The template's stage, which the functions' execute-api grants name.
+		Gateway: &wsgateway.Gateway{Stage: "live", SubscribeWithin: realtime.SubscribeWithin, IdleTimeout: realtime.IdleTimeout,
+			Policies: policies},
+		ManagementURL: "http://" + ln.Addr().String() + "/live",
 	}
 	rt.srv = &http.Server{Handler: rt.Gateway.Management(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = rt.srv.Serve(ln) }()
@@ -56,8 +62,8 @@ func startRealtime(ctx context.Context, a *app.App, streams *dynamodbstreams.Cli
 		<-ctx.Done()
 		_ = rt.srv.Close()
 	}()
-	sender := apigwmanagement.NewFromConfig(a.AWS, rt.ManagementURL)
-	rt.Gateway.Routes = map[string]wsgateway.Handler{"$default": realtiming.Route(a, sender).Handle}
+	route, pushFn := a.For("RealtimeFunction"), a.For("RealtimePushFunction")
+	rt.Gateway.Routes = map[string]wsgateway.Handler{"$default": realtiming.Route(route, apigwmanagement.NewFromConfig(route.AWS, rt.ManagementURL)).Handle}
 	// The push runs as Lambda runs it: its template's stream mapping
 	// (LATEST, batch size, filters, retries) and Timeout. The stream is
 	// polled every 100 ms (Lambda: every 250 ms) for a snappier page.
@@ -65,7 +71,7 @@ func startRealtime(ctx context.Context, a *app.App, streams *dynamodbstreams.Cli
 	if err != nil {
 		return nil, err
 	}
-	push := realtiming.Push(a, sender).HandleStream
+	push := realtiming.Push(pushFn, apigwmanagement.NewFromConfig(pushFn.AWS, rt.ManagementURL)).HandleStream
 	if pushed != nil {
 		push = tellPushed(push, pushed)
 	}

@@ -24,6 +24,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/internal/iampolicy"
+	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/localrun"
 	"github.com/chatbridge/chat/pkg/motoserver"
@@ -32,6 +34,7 @@ import (
 
 var (
 	server *motoserver.Server
+	check  *motoserver.IAM
 	seq    atomic.Int64
 )
 
@@ -46,18 +49,50 @@ func Main(m *testing.M) int {
 		os.Setenv(awsenv.EnvEndpoint, url)
 		return m.Run()
 	}
-	s, err := motoserver.Start(context.Background(), 0)
+	c, err := newCheck()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "stacktest: %v\n", err)
 		return 1
 	}
-	server = s
+	s, err := motoserver.Start(context.Background(), 0, motoserver.WithIAM(c))
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "stacktest: %v\n", err)
+		return 1
+	}
+	server, check = s, c
 	defer s.Stop()
 	os.Setenv(awsenv.EnvEndpoint, s.URL)
-	return m.Run()
+	code := m.Run()
+	if path := os.Getenv(EnvIAMRecord); path != "" {
+		if err := mergeRecord(path, c.Allowed()); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = max(code, 1)
+		}
+	}
+	return code
 }
 
-// Stack is one test's isolated resources.
+// newCheck is the IAM check of template.yaml's functions that the test
+// binary's moto_server applies (STACKTEST_IAM_LOG=1 prints each denial).
+func newCheck() (*motoserver.IAM, error) {
+	set, err := iampolicy.Project()
+	if err != nil {
+		return nil, err
+	}
+	c := motoserver.NewIAM(set)
+	if os.Getenv("STACKTEST_IAM_LOG") != "" {
+		c.Log = os.Stderr
+	}
+	return c, nil
+}
+
+// IAM is the IAM check of the test binary's moto_server, with its record
+// of the calls it allowed and denied; nil when the tests use another
+// endpoint (STACKTEST_ENDPOINT).
+func IAM() *motoserver.IAM { return check }
+
+// Stack is one test's isolated resources. AWS, DB and SQS are an
+// administrator's (unchecked); As gives a function's configuration.
 type Stack struct {
 	Endpoint  string
 	AWS       aws.Config
@@ -67,6 +102,26 @@ type Stack struct {
 	Faults    *Faults
 	Table     string
 	Resources localrun.Resources
+	t         testing.TB
+}
+
+// As returns the stack's configuration signed as function (a template
+// LogicalId), whose calls the local stack holds to that function's policy.
+func (st *Stack) As(function string) aws.Config {
+	st.t.Helper()
+	if check != nil {
+		if _, ok := check.Policies().Functions[function]; !ok {
+			st.t.Fatalf("stacktest: As(%q): no such function in template.yaml", function)
+		}
+	}
+	return awsenv.ForFunction(st.AWS, function)
+}
+
+// AsApp sets a's Identity so that each handler it builds makes its calls
+// as its own function (app.App.For), and returns a.
+func (st *Stack) AsApp(a *app.App) *app.App {
+	a.Identity = st.As
+	return a
 }
 
 // New creates a fresh table and queues for t, named after t.
@@ -95,7 +150,7 @@ func New(t testing.TB) *Stack {
 		t.Fatalf("stacktest: %v", err)
 	}
 	calls.Reset()
-	return &Stack{Endpoint: endpoint, AWS: cfg, DB: db, SQS: q, Calls: calls, Faults: faults, Table: name, Resources: res}
+	return &Stack{Endpoint: endpoint, AWS: cfg, DB: db, SQS: q, Calls: calls, Faults: faults, Table: name, Resources: res, t: t}
 }
 
 // sanitize keeps a name within what table and queue names allow.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +24,9 @@ import (
 )
 
 // Demo gives t a fresh stack seeded with fixtures/demo.json, and points
-// the function's environment at it.
+// the function's environment at it. A test under functions/<dir> then runs
+// as that directory's function (As): its handler's calls are held to the
+// function's policy in template.yaml, as in AWS.
 func Demo(t *testing.T) (*stacktest.Stack, *fixture.Document) {
 	t.Helper()
 	st := stacktest.New(t)
@@ -42,8 +45,43 @@ func Demo(t *testing.T) (*stacktest.Stack, *fixture.Document) {
 	t.Setenv(awsenv.EnvCursorKey, "wiring-test-cursor-key-0123456789")
 	t.Setenv(awsenv.EnvQueueURL, st.Resources.Queues["TranslationQueue"])
 	t.Setenv(awsenv.EnvDeliveryQueueURL, st.Resources.Queues["DeliveryQueue"])
+	if fn := functionOfDir(t); fn != "" {
+		As(t, fn)
+	}
 	st.Calls.Reset()
 	return st, d
+}
+
+// As makes the configuration that awsenv.Load gives from now on, until t
+// ends, sign as function (a template LogicalId), as e2e gives each real
+// bootstrap AWS_ACCESS_KEY_ID=<LogicalId>. Configurations loaded before
+// (the stack's, the seeding's) stay an administrator's.
+func As(t *testing.T, function string) {
+	t.Helper()
+	if check := stacktest.IAM(); check != nil {
+		if _, ok := check.Policies().Functions[function]; !ok {
+			t.Fatalf("wiringtest: As(%q): no such function in template.yaml", function)
+		}
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", function)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
+}
+
+// functionOfDir is the LogicalId of the function whose directory the test
+// runs in (functions/join-room: JoinRoomFunction), or "" elsewhere.
+func functionOfDir(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil || filepath.Base(filepath.Dir(wd)) != "functions" {
+		return ""
+	}
+	var b strings.Builder
+	for _, part := range strings.Split(filepath.Base(wd), "-") {
+		if part != "" {
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	return b.String() + "Function"
 }
 
 // Event reads events/<name> (relative to the repository root) into T.

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/chatbridge/chat/internal/iampolicy"
 	"github.com/coder/websocket"
 )
 
@@ -63,6 +64,10 @@ type Gateway struct {
 	// A caller that gives up first (its context ends) gets no answer, and
 	// nothing is delivered.
 	PostLatency time.Duration
+	// Policies, when set, holds each Management API call signed by a
+	// function (access key id = its LogicalId) to that function's
+	// execute-api:ManageConnections grants, as API Gateway does.
+	Policies *iampolicy.Set
 
 	mu    sync.Mutex
 	conns map[string]*conn
@@ -229,6 +234,9 @@ func (g *Gateway) Management() http.Handler {
 			apiError(w, http.StatusNotFound, "NotFoundException", "no such resource")
 			return
 		}
+		if !g.authorized(w, r, id) {
+			return
+		}
 		c := g.lookup(id)
 		if c == nil {
 			apiError(w, http.StatusGone, "GoneException", "")
@@ -283,6 +291,27 @@ func (g *Gateway) Management() http.Handler {
 			apiError(w, http.StatusMethodNotAllowed, "BadRequestException", "method not allowed")
 		}
 	})
+}
+
+// authorized answers 403 AccessDeniedException, as API Gateway does, and
+// returns false when r is a function's call on connection id that its
+// policy does not allow.
+func (g *Gateway) authorized(w http.ResponseWriter, r *http.Request, id string) bool {
+	if g.Policies == nil {
+		return true
+	}
+	function, region, ok := iampolicy.Principal(r.Header.Get("Authorization"))
+	if _, known := g.Policies.Functions[function]; !ok || !known {
+		return true // an administrator's call
+	}
+	l := g.Policies.Local
+	resource := fmt.Sprintf("arn:%s:execute-api:%s:%s:local/%s/%s/@connections/%s", l.Partition, region, l.Account, g.stage(), r.Method, id)
+	if g.Policies.Evaluate(function, iampolicy.Request{Action: "execute-api:ManageConnections", Resource: resource}) == iampolicy.Allow {
+		return true
+	}
+	apiError(w, http.StatusForbidden, "AccessDeniedException", fmt.Sprintf("User: arn:%s:sts::%s:assumed-role/%sRole/%s is not authorized to perform: execute-api:ManageConnections on resource: %s",
+		l.Partition, l.Account, function, function, resource))
+	return false
 }
 
 func apiError(w http.ResponseWriter, status int, typ, msg string) {

@@ -36,6 +36,25 @@ type App struct {
 	Cursor *cursor.Codec
 	// Metrics records CloudWatch metrics (EMF on stdout); nil records none.
 	Metrics emf.Recorder
+	// Identity, when set, gives the configuration function's calls are
+	// made with (awsenv.ForFunction): local runs and tests build each
+	// handler as its own function, so that the local stack holds it to
+	// that function's policy. Nil in AWS, where each function is its own
+	// process with its own role.
+	Identity func(function string) aws.Config
+}
+
+// For returns the App that function's handler is built on: a itself, or,
+// when Identity is set, a copy whose clients make their calls as function.
+func (a *App) For(function string) *App {
+	if a.Identity == nil {
+		return a
+	}
+	b := *a
+	b.AWS = a.Identity(function)
+	b.Store = dynamo.New(dynamodb.NewFromConfig(b.AWS), a.Store.Table())
+	b.Identity = nil
+	return &b
 }
 
 // New builds an App on table using cfg.
@@ -97,26 +116,27 @@ func (a *App) SupportWebhooksHandler() http.Handler {
 }
 
 // Handlers returns every HTTP function's handler by logical id, each built
-// once: a local server keeps their caches warm like a Lambda does.
+// once (a local server keeps their caches warm like a Lambda does) on
+// a.For(its function).
 func (a *App) Handlers() (map[string]http.Handler, error) {
 	ttl, err := WebhookCacheTTL()
 	if err != nil {
 		return nil, err
 	}
 	handlers := map[string]http.Handler{
-		"InboundWebhookFunction":       a.InboundHandler(ttl),
-		"ListInboundRequestsFunction":  a.RequestLogHandler(),
-		"JoinRoomFunction":             a.JoinHandler(),
-		"ListGuestMessagesFunction":    a.GuestMessagesHandler(),
-		"PostGuestMessageFunction":     a.PostGuestMessageHandler(),
-		"ListOutboundWebhooksFunction": a.OutboundWebhooksHandler(),
-		"ListSupportWebhooksFunction":  a.SupportWebhooksHandler(),
-		"ListChannelsFunction":         a.ChannelsHandler(),
-		"ListChannelMessagesFunction":  a.ChannelMessagesHandler(),
-		"PostChannelMessageFunction":   a.PostChannelMessageHandler(),
-		"CreateRoomFunction":           a.CreateRoomHandler(),
-		"ListRoomsFunction":            a.RoomsHandler(),
-		"CloseRoomFunction":            a.CloseRoomHandler(),
+		"InboundWebhookFunction":       a.For("InboundWebhookFunction").InboundHandler(ttl),
+		"ListInboundRequestsFunction":  a.For("ListInboundRequestsFunction").RequestLogHandler(),
+		"JoinRoomFunction":             a.For("JoinRoomFunction").JoinHandler(),
+		"ListGuestMessagesFunction":    a.For("ListGuestMessagesFunction").GuestMessagesHandler(),
+		"PostGuestMessageFunction":     a.For("PostGuestMessageFunction").PostGuestMessageHandler(),
+		"ListOutboundWebhooksFunction": a.For("ListOutboundWebhooksFunction").OutboundWebhooksHandler(),
+		"ListSupportWebhooksFunction":  a.For("ListSupportWebhooksFunction").SupportWebhooksHandler(),
+		"ListChannelsFunction":         a.For("ListChannelsFunction").ChannelsHandler(),
+		"ListChannelMessagesFunction":  a.For("ListChannelMessagesFunction").ChannelMessagesHandler(),
+		"PostChannelMessageFunction":   a.For("PostChannelMessageFunction").PostChannelMessageHandler(),
+		"CreateRoomFunction":           a.For("CreateRoomFunction").CreateRoomHandler(),
+		"ListRoomsFunction":            a.For("ListRoomsFunction").RoomsHandler(),
+		"CloseRoomFunction":            a.For("CloseRoomFunction").CloseRoomHandler(),
 		httpapi.GuestPageFunction:      httpapi.GuestPageHandler(os.Getenv(EnvRealtimeURL)),
 	}
 	if err := a.registeredHandlers(handlers); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
@@ -84,6 +85,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 	t.Setenv(app.EnvOutboundAllowCIDRS, "127.0.0.1/32")
 	t.Setenv(delivering.EnvOutboundAllowOnly, "true")
 	t.Setenv(delivering.EnvDeliverySchedule, "1ms")
+	st.AsApp(a)
 	handlers, err := a.Handlers()
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +94,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 		handlers[fn] = h
 	}
 	w := &world{st: st, app: a, h: httpapi.Mux(handlers), doc: doc, ws: ws, token: ws.Users[0].APIToken}
-	d, err := delivering.Deliverer(a, qurl)
+	d, err := delivering.Deliverer(a.For("DeliverWebhooksFunction"), qurl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +105,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 			Author: chat.Author{Type: chat.AuthorUser, ID: ws.Users[0].ID, Name: "Ana"}, SourceLanguage: "en", CreatedAt: now.Add(time.Duration(i) * time.Second)}
 		entries = append(entries, relay.ChangeEntry{ID: m.ID, Change: dynamo.Change{Kind: dynamo.ChangeMessage, Message: m}})
 	}
-	if failed := delivering.Fanout(a, qurl).Send(context.Background(), entries); len(failed) != 0 {
+	if failed := delivering.Fanout(a.For("OutboxRelayFunction"), qurl).Send(context.Background(), entries); len(failed) != 0 {
 		t.Fatalf("fan-out failed for %v", failed)
 	}
 	base := "/api/v1/workspaces/" + ws.ID + "/outbound-webhooks/" + hooks[0].ID + "/deliveries"
@@ -139,7 +141,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		stopped := make(chan struct{})
 		go func() {
-			_ = localrun.ConsumeQueue(ctx, st.SQS, qurl, st.Resources.QueueARNs["DeliveryQueue"], 10, d.HandleSQS)
+			_ = localrun.ConsumeQueue(ctx, sqs.NewFromConfig(st.As("DeliverWebhooksFunction")), qurl, st.Resources.QueueARNs["DeliveryQueue"], 10, d.HandleSQS)
 			close(stopped)
 		}()
 		deadline := time.Now().Add(20 * time.Second)

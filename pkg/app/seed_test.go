@@ -64,6 +64,8 @@ func newWorld(t *testing.T, quota int) *world {
 		t.Fatalf("apply fixture: %v", err)
 	}
 	t.Setenv(app.EnvWebhookCacheTTL, "1m")
+	// Each handler makes its calls as its own function, held to its policy.
+	st.AsApp(a)
 	handlers, err := a.Handlers()
 	if err != nil {
 		t.Fatal(err)

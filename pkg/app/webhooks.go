@@ -70,7 +70,7 @@ func init() {
 // registeredHandlers builds every registered function's handler.
 func (a *App) registeredHandlers(into map[string]http.Handler) error {
 	for id, build := range httpFunctions {
-		h, err := build(a)
+		h, err := build(a.For(id))
 		if err != nil {
 			return err
 		}

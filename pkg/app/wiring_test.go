@@ -40,6 +40,7 @@ func TestRegisteredFunctionSamples(t *testing.T) {
 	} {
 		t.Run(tc.function, func(t *testing.T) {
 			wiringtest.Demo(t)
+			wiringtest.As(t, tc.function)
 			h, err := app.HTTPFromEnv(context.Background(), tc.function)
 			if err != nil {
 				t.Fatalf("handler: %v", err)
@@ -112,6 +113,7 @@ func TestDeliveryLogFunctionSamples(t *testing.T) {
 	} {
 		t.Run(tc.function, func(t *testing.T) {
 			wiringtest.Demo(t)
+			wiringtest.As(t, tc.function)
 			h, err := delivering.HTTPFromEnv(context.Background(), tc.function)
 			if err != nil {
 				t.Fatalf("handler: %v", err)

@@ -83,6 +83,8 @@ type isolator struct {
 	iters   map[string]int
 
 	limits *limiter // AWS's limits (limits.go)
+	// iam, when set, checks function calls first (iam.go).
+	iam *IAM
 }
 
 func newIsolator(target string) (*isolator, error) {
@@ -97,6 +99,11 @@ func newIsolator(target string) (*isolator, error) {
 }
 
 func (i *isolator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// IAM first: a denied call never reaches the limits (which may rewrite
+	// the body).
+	if i.iam != nil && !i.iam.authorize(w, r) {
+		return
+	}
 	r, done, refused := i.limits.before(w, r)
 	if refused {
 		return
@@ -196,11 +203,12 @@ func writeExpiredIterator(w http.ResponseWriter) {
 }
 
 // serveIsolator listens on 127.0.0.1:port and proxies to target.
-func serveIsolator(port int, target string) (*http.Server, string, error) {
+func serveIsolator(port int, target string, iam *IAM) (*http.Server, string, error) {
 	iso, err := newIsolator(target)
 	if err != nil {
 		return nil, "", err
 	}
+	iso.iam = iam
 	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", itoa(port)))
 	if err != nil {
 		return nil, "", err

@@ -36,26 +36,29 @@ const limitsPath = "/_local-aws/limits"
 // Service is the "service" InfoPath answers.
 const Service = "chatctl local-aws"
 
-// Option changes a limit of the proxy Start puts in front of moto.
-type Option func(*limiter)
+// limit makes an Option that changes a limit of the proxy Start puts in
+// front of moto.
+func limit(set func(*limiter)) Option {
+	return func(o *options) { o.limits = append(o.limits, set) }
+}
 
 // InFlightLimit sets the number of messages in flight per queue above which
 // ReceiveMessage answers as SQS does (DefaultInFlight unless set).
-func InFlightLimit(n int) Option { return func(l *limiter) { l.inFlight = n } }
+func InFlightLimit(n int) Option { return limit(func(l *limiter) { l.inFlight = n }) }
 
 // ReaderWindow sets how recently a caller must have read a stream shard to
 // count as one of its (at most two) readers.
-func ReaderWindow(d time.Duration) Option { return func(l *limiter) { l.readerWindow = d } }
+func ReaderWindow(d time.Duration) Option { return limit(func(l *limiter) { l.readerWindow = d }) }
 
 // TransactionHold keeps every TransactWriteItems in flight for d before it
 // runs, its items held: a test mode in which two transactions sent within d
 // of each other overlap for sure.
-func TransactionHold(d time.Duration) Option { return func(l *limiter) { l.hold = d } }
+func TransactionHold(d time.Duration) Option { return limit(func(l *limiter) { l.hold = d }) }
 
 // TransactionWindow sets how long after its arrival a TransactWriteItems
 // overlaps the requests that touch its items (DefaultTransactionWindow
 // unless set; 0 leaves conflicts to TransactionHold alone).
-func TransactionWindow(d time.Duration) Option { return func(l *limiter) { l.window = d } }
+func TransactionWindow(d time.Duration) Option { return limit(func(l *limiter) { l.window = d }) }
 
 // Override is a change of the limits for one queue or table, sent to a
 // running proxy (SetLimits), so that a test sharing one moto_server with

@@ -59,8 +59,13 @@ func FreePort() (int, error) {
 // Start launches moto_server on a free loopback port behind a proxy on
 // 127.0.0.1:port (a free port when port is 0), and waits until it answers.
 // The binary is MOTO_SERVER, or moto_server on PATH. The proxy keeps AWS's
-// limits (limits.go); opts change them.
+// limits (limits.go) and, WithIAM, checks function calls (iam.go); opts
+// change them.
 func Start(ctx context.Context, port int, opts ...Option) (*Server, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	bin := os.Getenv("MOTO_SERVER")
 	if bin == "" {
 		bin = "moto_server"
@@ -112,14 +117,14 @@ func Start(ctx context.Context, port int, opts ...Option) (*Server, error) {
 		}
 		if resp, err := http.Get(s.URL + "/moto-api/"); err == nil {
 			resp.Body.Close()
-			proxy, url, err := serveIsolator(port, s.URL)
+			proxy, url, err := serveIsolator(port, s.URL, o.iam)
 			if err != nil {
 				s.Stop()
 				return nil, fmt.Errorf("motoserver: proxy on port %d: %w", port, err)
 			}
 			s.proxy, s.URL = proxy, url
-			for _, o := range opts {
-				o(proxy.Handler.(*isolator).limits)
+			for _, set := range o.limits {
+				set(proxy.Handler.(*isolator).limits)
 			}
 			return s, nil
 		}

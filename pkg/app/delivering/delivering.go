@@ -91,13 +91,14 @@ func redeliverSupport(a *app.App) http.Handler {
 	return httpapi.RedeliverHandler(a.Auth(), events.KindSupport, redeliverer(a))
 }
 
-// Handlers are the delivery log's HTTP functions, by logical id.
+// Handlers are the delivery log's HTTP functions, by logical id, each
+// built on a.For(its function).
 func Handlers(a *app.App) map[string]http.Handler {
 	return map[string]http.Handler{
-		"ListOutboundDeliveriesFunction": listOutbound(a),
-		"ListSupportDeliveriesFunction":  listSupport(a),
-		"RedeliverOutboundFunction":      redeliverOutbound(a),
-		"RedeliverSupportFunction":       redeliverSupport(a),
+		"ListOutboundDeliveriesFunction": listOutbound(a.For("ListOutboundDeliveriesFunction")),
+		"ListSupportDeliveriesFunction":  listSupport(a.For("ListSupportDeliveriesFunction")),
+		"RedeliverOutboundFunction":      redeliverOutbound(a.For("RedeliverOutboundFunction")),
+		"RedeliverSupportFunction":       redeliverSupport(a.For("RedeliverSupportFunction")),
 	}
 }
 
