@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/internal/iampolicy"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/localrun"
 	"github.com/chatbridge/chat/pkg/motoserver"
@@ -49,7 +50,13 @@ func runLocalAWS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *inFlight < 1 {
 		return fmt.Errorf("local-aws: --sqs-in-flight %d: want at least 1", *inFlight)
 	}
-	moto, err := motoserver.Start(ctx, port, motoserver.InFlightLimit(*inFlight))
+	// Functions that sign as themselves (access key id = LogicalId, as serve
+	// and the tests make them) are held to their template policies.
+	policies, err := iampolicy.Project()
+	if err != nil {
+		return fmt.Errorf("local-aws: %w", err)
+	}
+	moto, err := motoserver.Start(ctx, port, motoserver.InFlightLimit(*inFlight), motoserver.WithIAM(motoserver.NewIAM(policies)))
 	if err != nil {
 		return fmt.Errorf("local-aws: %w", err)
 	}
