@@ -171,6 +171,20 @@ func TestAPIDocExamples(t *testing.T) {
 			}
 		}
 	}
+	// The demo's receiver got every kind of event the examples cause,
+	// the support webhook's included, and refused none.
+	for _, typ := range []string{"message.created", "room.created", "room.guest_joined", "room.message_created", "room.closed"} {
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(served.String(), `"type":"`+typ+`"`) && time.Now().Before(deadline) {
+			time.Sleep(200 * time.Millisecond)
+		}
+		if !strings.Contains(served.String(), `"type":"`+typ+`"`) {
+			t.Errorf("the demo receiver printed no %s event", typ)
+		}
+	}
+	if strings.Contains(served.String(), "refused") {
+		t.Errorf("the demo receiver refused deliveries:\n%s", served.String())
+	}
 	checked := 0
 	for _, ex := range examples {
 		checked += len(ex.want)

@@ -55,7 +55,7 @@ func demoDeliveries(ctx context.Context, a *app.App, stdout, stderr io.Writer) e
 		}
 		name := fmt.Sprintf("the %s webhook %q", h.Kind, names[h.ID])
 		mux.Handle("/"+h.Kind+"/"+h.ID, ListenHandler(name, [][]byte{[]byte(secret)}, stdout, stderr, time.Now))
-		fmt.Fprintf(stderr, "chatctl: the demo's %s (%s) delivers to %s: its events print on stdout, one JSON line each\n", name, h.ID, url)
+		fmt.Fprintf(stderr, "chatctl: demo: %s (%s) delivers to %s: its events print on stdout, one JSON line each\n", name, h.ID, url)
 	}
 	mux.Handle("/", ListenHandler("an unknown webhook", nil, stdout, stderr, time.Now))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
