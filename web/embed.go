@@ -5,7 +5,8 @@ package web
 
 import "embed"
 
-// Files are guest.html, guest.css and guest.js.
+// Files are guest.html, guest.css, guest.js and icon.svg (the page's icon,
+// served so that a browser does not ask for /favicon.ico).
 //
-//go:embed guest.html guest.css guest.js
+//go:embed guest.html guest.css guest.js icon.svg
 var Files embed.FS

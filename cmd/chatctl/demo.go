@@ -121,6 +121,11 @@ bin/chatctl post --webhook-url %s/webhooks/%s/messages \
 #   %s/rooms/%s
 `, base, room.RoomID)
 	}
+	fmt.Fprint(&b, `
+# Events: every active outbound and support webhook of the demo delivers to a receiver that this
+# command started (none goes to the fixture's .invalid targets). Each event it accepts prints on
+# this terminal as one JSON line; each it refuses prints on stderr, with why.
+`)
 	printMemberDemo(&b, base, ws, room, now)
 	fmt.Fprintln(&b)
 	_, _ = io.WriteString(w, b.String())
@@ -168,6 +173,20 @@ WEBHOOK=$(curl -s -X POST %[2]s/inbound-webhooks -H 'Authorization: Bearer %[3]s
 curl -s -X POST %[2]s/inbound-webhooks/$WEBHOOK/rotate-secret -H 'Authorization: Bearer %[3]s'
 curl -s %[2]s/audit-events -H 'Authorization: Bearer %[3]s'
 `, admin.Name, api, admin.APIToken, room.ChannelID)
+		for _, h := range ws.SupportWebhooks {
+			if h.Active == nil || *h.Active {
+				fmt.Fprintf(b, `
+# 11. The %s support webhook's delivery log, newest first (room.created, room.guest_joined,
+#     room.message_created and room.closed of the steps above, each succeeded), and %s
+#     redelivers the newest: the same delivery again, as a new attempt (202; it prints again):
+curl -s '%s/support-webhooks/%s/deliveries?limit=5' -H 'Authorization: Bearer %s'
+DELIVERY=$(curl -s '%[3]s/support-webhooks/%[4]s/deliveries?limit=1' -H 'Authorization: Bearer %[5]s' \
+  | sed -n 's/.*"data":\[{"id":"\([^"]*\)".*/\1/p'); echo "$DELIVERY"
+curl -s -X POST %[3]s/support-webhooks/%[4]s/deliveries/$DELIVERY/redeliver -H 'Authorization: Bearer %[5]s'
+`, h.Name, admin.Name, api, h.ID, admin.APIToken)
+				break
+			}
+		}
 	}
 }
 

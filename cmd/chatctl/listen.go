@@ -57,7 +57,7 @@ func runListen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	fmt.Fprintf(stderr, "chatctl: listening for deliveries on http://%s/\n", ln.Addr())
-	srv := &http.Server{Handler: ListenHandler(secrets, stdout, time.Now), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: ListenHandler("http://"+ln.Addr().String()+"/", secrets, stdout, stderr, time.Now), ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -73,27 +73,37 @@ func runListen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // ListenHandler answers deliveries: 204 and the event printed to out as
 // one JSON line when a v1 of X-Service-Signature verifies with one of
 // secrets within signature.Tolerance, else 401 (405 for a method other
-// than POST, 413 past 1 MiB, 400 for a body that is not JSON).
-func ListenHandler(secrets [][]byte, out io.Writer, now func() time.Time) http.Handler {
+// than POST, 413 past 1 MiB, 400 for a body that is not JSON). Each refusal
+// is printed to refusals as one line saying why, with the event's type and
+// delivery id when the request names them; name says whose deliveries these
+// are.
+func ListenHandler(name string, secrets [][]byte, out, refusals io.Writer, now func() time.Time) http.Handler {
 	var mu sync.Mutex
+	refuse := func(w http.ResponseWriter, r *http.Request, status int, why string) {
+		mu.Lock()
+		fmt.Fprintf(refusals, "chatctl listen: refused %s delivery %s to %s (%d): %s\n", orUnknown(r.Header.Get("X-Service-Event")),
+			orUnknown(r.Header.Get("X-Service-Delivery")), name, status, why)
+		mu.Unlock()
+		http.Error(w, why, status)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
-			http.Error(w, "POST only", http.StatusMethodNotAllowed)
+			refuse(w, r, http.StatusMethodNotAllowed, "method "+r.Method+", want POST")
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxDeliveryBody))
 		if err != nil {
-			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+			refuse(w, r, http.StatusRequestEntityTooLarge, "body over 1 MiB")
 			return
 		}
-		if !VerifyDelivery(r.Header.Get(signature.Header), secrets, body, now()) {
-			http.Error(w, "bad signature", http.StatusUnauthorized)
+		if err := VerifyDelivery(r.Header.Get(signature.Header), secrets, body, now()); err != nil {
+			refuse(w, r, http.StatusUnauthorized, fmt.Sprintf("%v (checked with %d signing secret(s))", err, len(secrets)))
 			return
 		}
 		var line bytes.Buffer
 		if err := json.Compact(&line, body); err != nil {
-			http.Error(w, "body is not JSON", http.StatusBadRequest)
+			refuse(w, r, http.StatusBadRequest, "body is not JSON")
 			return
 		}
 		line.WriteByte('\n')
@@ -104,13 +114,30 @@ func ListenHandler(secrets [][]byte, out io.Writer, now func() time.Time) http.H
 	})
 }
 
-// VerifyDelivery reports whether any v1 of header signs body with any of
-// secrets, with t within signature.Tolerance of now.
-func VerifyDelivery(header string, secrets [][]byte, body []byte, now time.Time) bool {
+func orUnknown(s string) string {
+	if s == "" {
+		return "(unnamed)"
+	}
+	return s
+}
+
+// VerifyDelivery returns nil when any v1 of header signs body with any of
+// secrets, with t within signature.Tolerance of now, else why not (the
+// error of the first secret, which the others share unless they differ
+// only in the HMAC).
+func VerifyDelivery(header string, secrets [][]byte, body []byte, now time.Time) error {
+	var first error
 	for _, s := range secrets {
-		if _, err := signature.Verify(strings.TrimSpace(header), s, body, now); err == nil {
-			return true
+		_, err := signature.Verify(strings.TrimSpace(header), s, body, now)
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
 		}
 	}
-	return false
+	if first == nil {
+		return errors.New("no signing secret to verify with")
+	}
+	return first
 }

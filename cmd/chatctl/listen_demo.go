@@ -9,19 +9,21 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/app"
-	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/fixture"
 
 	chatbundle "github.com/chatbridge/chat"
 )
 
-// demoSupportSecret signs deliveries to the demo's support webhook, which
-// the fixture gives no secret.
-const demoSupportSecret = "whsig_demo_support_signing"
+// demoFallbackSecret signs deliveries to a demo webhook that the fixture
+// gives no signing secret (PointWebhook stores it only then).
+const demoFallbackSecret = "whsig_demo_receiver_signing"
 
 // demoDeliveries starts a chatctl listen receiver on a loopback port and
-// points the demo's first active outbound and support webhooks at it, so
-// that the demo's events print on stdout as they are delivered.
+// points every active outbound and support webhook of the demo at it, each
+// at its own path and checked with its own signing secret, so that every
+// kind of event prints on stdout as it is delivered and none is sent to the
+// fixture's unreachable .invalid targets. Refused deliveries print on
+// stderr with why.
 func demoDeliveries(ctx context.Context, a *app.App, stdout, stderr io.Writer) error {
 	d, err := fixture.Parse(chatbundle.DemoFixture)
 	if err != nil || len(d.Workspaces) == 0 {
@@ -32,33 +34,45 @@ func demoDeliveries(ctx context.Context, a *app.App, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	secrets := secretsFlag{[]byte(demoSupportSecret)}
-	for _, h := range ws.OutboundWebhooks {
-		if h.SigningSecret != "" {
-			secrets = append(secrets, []byte(h.SigningSecret))
-		}
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: ListenHandler(secrets, stdout, time.Now), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	go func() { <-ctx.Done(); srv.Close() }()
-	url := "http://" + ln.Addr().String() + "/"
-	pointed := map[string]bool{}
+	base := "http://" + ln.Addr().String() + "/"
+	names, secrets := demoWebhookSecrets(ws)
+	mux := http.NewServeMux()
 	for _, h := range hooks {
-		if !h.Active || pointed[h.Kind] {
+		if !h.Active {
 			continue
 		}
-		if err := a.Store.PointWebhook(ctx, ws.ID, h.Kind, h.Key, url, demoSupportSecret); err != nil {
+		secret := secrets[h.ID]
+		if secret == "" {
+			secret = demoFallbackSecret
+		}
+		url := base + h.Kind + "/" + h.ID
+		if err := a.Store.PointWebhook(ctx, ws.ID, h.Kind, h.Key, url, secret); err != nil {
 			return err
 		}
-		pointed[h.Kind] = true
-		fmt.Fprintf(stderr, "chatctl: the demo's %s webhook %s delivers to %s (events print on stdout, one JSON line each)\n", h.Kind, h.ID, url)
+		name := fmt.Sprintf("the %s webhook %q", h.Kind, names[h.ID])
+		mux.Handle("/"+h.Kind+"/"+h.ID, ListenHandler(name, [][]byte{[]byte(secret)}, stdout, stderr, time.Now))
+		fmt.Fprintf(stderr, "chatctl: demo: %s (%s) delivers to %s: its events print on stdout, one JSON line each\n", name, h.ID, url)
 	}
-	if !pointed[events.KindOutbound] || !pointed[events.KindSupport] {
-		fmt.Fprintln(stderr, "chatctl: the demo fixture has no active outbound or support webhook to point at the local receiver")
-	}
+	mux.Handle("/", ListenHandler("an unknown webhook", nil, stdout, stderr, time.Now))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	go func() { <-ctx.Done(); srv.Close() }()
 	return nil
+}
+
+// demoWebhookSecrets returns the names and signing secrets of ws's
+// outbound and support webhooks by id.
+func demoWebhookSecrets(ws fixture.Workspace) (names, secrets map[string]string) {
+	names, secrets = map[string]string{}, map[string]string{}
+	for _, h := range ws.OutboundWebhooks {
+		names[h.ID], secrets[h.ID] = h.Name, h.SigningSecret
+	}
+	for _, h := range ws.SupportWebhooks {
+		names[h.ID], secrets[h.ID] = h.Name, h.SigningSecret
+	}
+	return names, secrets
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -25,21 +26,24 @@ func TestListenHandler(t *testing.T) {
 		header string
 		method string
 		want   int
+		why    string // what the refusal line says
 	}{
-		{"current", signature.Format(now.Unix(), signature.Sign(cur, now.Unix(), body)), "POST", 204},
-		{"previous among two", signature.Format(now.Unix(), "00", signature.Sign(prev, now.Unix(), body)), "POST", 204},
-		{"at the window's edge", signature.Format(now.Unix()-300, signature.Sign(cur, now.Unix()-300, body)), "POST", 204},
-		{"past the window", signature.Format(now.Unix()-301, signature.Sign(cur, now.Unix()-301, body)), "POST", 401},
-		{"other secret", signature.Format(now.Unix(), signature.Sign([]byte("nope"), now.Unix(), body)), "POST", 401},
-		{"other body", signature.Format(now.Unix(), signature.Sign(cur, now.Unix(), []byte("{}"))), "POST", 401},
-		{"none", "", "POST", 401},
-		{"GET", "", "GET", 405},
+		{"current", signature.Format(now.Unix(), signature.Sign(cur, now.Unix(), body)), "POST", 204, ""},
+		{"previous among two", signature.Format(now.Unix(), "00", signature.Sign(prev, now.Unix(), body)), "POST", 204, ""},
+		{"at the window's edge", signature.Format(now.Unix()-300, signature.Sign(cur, now.Unix()-300, body)), "POST", 204, ""},
+		{"past the window", signature.Format(now.Unix()-301, signature.Sign(cur, now.Unix()-301, body)), "POST", 401, "signature_expired"},
+		{"other secret", signature.Format(now.Unix(), signature.Sign([]byte("nope"), now.Unix(), body)), "POST", 401, "invalid_signature"},
+		{"other body", signature.Format(now.Unix(), signature.Sign(cur, now.Unix(), []byte("{}"))), "POST", 401, "invalid_signature"},
+		{"none", "", "POST", 401, "missing_signature"},
+		{"GET", "", "GET", 405, "want POST"},
 	}
 	for _, c := range cases {
-		var out bytes.Buffer
-		h := ListenHandler([][]byte{cur, prev}, &out, func() time.Time { return now })
+		var out, refused bytes.Buffer
+		h := ListenHandler("the test webhook", [][]byte{cur, prev}, &out, &refused, func() time.Time { return now })
 		req := httptest.NewRequest(c.method, "/", bytes.NewReader(body))
 		req.Header.Set(signature.Header, c.header)
+		req.Header.Set("X-Service-Event", "room.closed")
+		req.Header.Set("X-Service-Delivery", "01JDA5Q4V3B8000000000000DL")
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		if rec.Code != c.want {
@@ -51,6 +55,14 @@ func TestListenHandler(t *testing.T) {
 		}
 		if c.want != 204 && printed != "" {
 			t.Errorf("%s: printed %q for a refused delivery", c.name, printed)
+		}
+		line := refused.String()
+		if c.want == 204 && line != "" {
+			t.Errorf("%s: got refusal %q for an accepted delivery", c.name, line)
+		}
+		if c.want != 204 && (strings.Count(line, "\n") != 1 || !strings.Contains(line, c.why) ||
+			!strings.Contains(line, "room.closed delivery 01JDA5Q4V3B8000000000000DL to the test webhook")) {
+			t.Errorf("%s: got refusal %q, want one line naming the event, the delivery, the webhook and %q", c.name, line, c.why)
 		}
 	}
 }
@@ -78,7 +90,7 @@ func (f *fakeStore) Event(context.Context, string) ([]byte, error)        { retu
 // a current and a previous secret, verify with listen's verifier.
 func TestListenVerifiesRealDeliveries(t *testing.T) {
 	var out bytes.Buffer
-	srv := httptest.NewUnstartedServer(ListenHandler([][]byte{[]byte("whsig_previous")}, &out, time.Now))
+	srv := httptest.NewUnstartedServer(ListenHandler("the test webhook", [][]byte{[]byte("whsig_previous")}, &out, io.Discard, time.Now))
 	srv.Listener, _ = net.Listen("tcp", "127.0.0.1:0")
 	srv.Start()
 	defer srv.Close()

@@ -13,10 +13,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
-
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -117,20 +113,12 @@ func newTranslator(t *testing.T, answer func(request) (int, string)) (*amazontra
 	srv := httptest.NewServer(svc)
 	t.Cleanup(srv.Close)
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDLOCAL", "local-secret", "")}
-	client := translate.NewFromConfig(cfg, func(o *translate.Options) {
+	client := translate.NewFromConfig(cfg, amazontranslate.ReadOnlyBodies, func(o *translate.Options) {
 		o.BaseEndpoint = aws.String(srv.URL)
-		// What the adapter makes of an API error is under test, not the
-		// SDK's backoff: only connection faults are retried, at once. The
-		// SDK's HTTP stack intermittently reports "use of closed network
-		// connection" on a reused connection under -race (aws-sdk-go-v2
-		// #2737; reproduced here with a bare client), which production's
-		// retryer absorbs too.
-		o.Retryer = retry.NewStandard(func(so *retry.StandardOptions) {
-			so.MaxAttempts = 3
-			so.Retryables = []retry.IsErrorRetryable{retry.RetryableConnectionError{}}
-			so.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
-			so.RateLimiter = ratelimit.None
-		})
+		// One attempt per call: what the adapter makes of an answer is
+		// under test, not the SDK's retries, which would also hide a
+		// connection broken under a call (see ReadOnlyBodies).
+		o.RetryMaxAttempts = 1
 	})
 	return amazontranslate.New(client), svc
 }
@@ -277,5 +265,29 @@ func TestTargetsAreTheDocumentedLanguages(t *testing.T) {
 	want := "es-ES=es es-MX=es-MX es=es fil=tl fr-CA=fr-CA fr-FR=fr nb-NO=no pt-BR=pt pt-PT=pt-PT zh-CN=zh zh-HK=zh-TW"
 	if got := strings.Join(pairs, " "); got != want {
 		t.Fatalf("reader mapping:\ngot  %s\nwant %s", got, want)
+	}
+}
+
+// TestLargeRequestsKeepTheirConnection: calls whose requests pass the
+// transport's buffer, one after another on a reused connection, each get
+// their whole answer with a single attempt. Without ReadOnlyBodies about
+// one run in four of 100 breaks a connection under its answer ("use of
+// closed network connection").
+func TestLargeRequestsKeepTheirConnection(t *testing.T) {
+	tr, svc := newTranslator(t, func(req request) (int, string) {
+		return ok(strings.ReplaceAll(req.Text, "word", "palabra"), "en", req.TargetLanguageCode)
+	})
+	text := strings.TrimSpace(strings.Repeat("word ", 1900)) // 9,499 bytes: one piece
+	for i := 0; i < 20; i++ {
+		res, err := tr.Translate(context.Background(), text, "en", "es")
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if want := strings.ReplaceAll(text, "word", "palabra"); res.Text != want {
+			t.Fatalf("call %d: got %d bytes, want %d", i, len(res.Text), len(want))
+		}
+	}
+	if n := len(svc.requests()); n != 20 {
+		t.Fatalf("got %d requests, want 20", n)
 	}
 }

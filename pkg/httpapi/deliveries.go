@@ -65,7 +65,7 @@ func DeliveriesHandler(auth Authorizer, kind string, log DeliveryLog, codec *cur
 	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		id := r.PathValue("id")
 		if !chat.ValidID(id) {
-			Error(w, r, chat.Errorf(chat.ENotFound, "no webhook %q", id))
+			Error(w, r, errDeliveryNotFound())
 			return
 		}
 		paging, err := ReadPaging(r, codec, "deliveries:"+kind+":"+p.WorkspaceID+":"+id)
@@ -86,6 +86,12 @@ func DeliveriesHandler(auth Authorizer, kind string, log DeliveryLog, codec *cur
 	})
 }
 
+// errDeliveryNotFound is the 404 of the delivery log and redeliver routes,
+// worded like every other 404: it echoes no value of the path.
+func errDeliveryNotFound() error {
+	return chat.Errorf(chat.ENotFound, "The requested resource was not found.")
+}
+
 // RedeliverHandler serves POST .../{kind}-webhooks/{id}/deliveries/
 // {delivery_id}/redeliver (contract section 11, admin): 202 once a new
 // attempt of the delivery is queued. A body, if any, is ignored.
@@ -96,6 +102,11 @@ func RedeliverHandler(auth Authorizer, kind string, svc Redeliverer) http.Handle
 			return
 		}
 		if err := svc.Redeliver(r.Context(), p.WorkspaceID, kind, r.PathValue("id"), r.PathValue("delivery_id")); err != nil {
+			if chat.IsCode(err, chat.ENotFound) {
+				// Like every other 404: the contract's sentence, never
+				// the store's, which names the path's values.
+				err = errDeliveryNotFound()
+			}
 			Error(w, r, err)
 			return
 		}

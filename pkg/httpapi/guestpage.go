@@ -21,6 +21,7 @@ var guestPage = template.Must(template.ParseFS(web.Files, "guest.html"))
 var guestAssets = map[string]string{
 	"guest.js":  "text/javascript; charset=utf-8",
 	"guest.css": "text/css; charset=utf-8",
+	"icon.svg":  "image/svg+xml",
 }
 
 // GuestPageHandler serves GET /rooms/{room_id}, the guest page, and GET

@@ -53,7 +53,7 @@ func Translator(a *app.App) (translation.Translator, string, error) {
 	case TranslatorNone:
 		return translation.None, name, nil
 	case TranslatorAmazon:
-		return amazontranslate.New(translate.NewFromConfig(a.AWS)), name, nil
+		return amazontranslate.New(translate.NewFromConfig(a.AWS, amazontranslate.ReadOnlyBodies)), name, nil
 	case TranslatorApertium:
 		url := awsenv.Get(EnvApertiumURL, "")
 		if url == "" {
