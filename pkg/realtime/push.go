@@ -66,7 +66,8 @@ type frame struct {
 	ID   string          `json:"id,omitempty"`
 }
 
-// Push acts on one change: it Queries the channel's connections once, reads
+// Push acts on one change: it Queries the channel's connections once (with
+// what ends their access: see Entitled), reads
 // one translation per distinct language its readers see (one batch read),
 // builds one view per distinct reader language, and sends it to each
 // connection that should see it. A connection that is gone loses its item;
@@ -78,6 +79,9 @@ func (p *Pusher) Push(ctx context.Context, c Change) error {
 	if err != nil || len(conns) == 0 {
 		return err
 	}
+	// Only connections still entitled (access.go), and not sent c by their
+	// backfill, are pushed to.
+	conns = skipBackfilled(p.entitled(ctx, conns), c)
 	switch c.Kind {
 	case RoomClosed:
 		closed, _ := json.Marshal(frame{Type: "room.closed"})
