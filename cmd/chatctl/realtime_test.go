@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
@@ -36,6 +37,8 @@ type realtimeServer struct {
 	*httptest.Server
 	a      *app.App
 	pushed chan realtime.Change
+	st     *stacktest.Stack
+	rt     *localRealtime
 }
 
 func startRealtimeServer(t *testing.T) *realtimeServer {
@@ -48,8 +51,13 @@ func startRealtimeServer(t *testing.T) *realtimeServer {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	s := &realtimeServer{a: a, pushed: make(chan realtime.Change, 100)}
-	rt, err := startRealtime(ctx, a, dynamodbstreams.NewFromConfig(st.AWS), st.Resources.StreamARN, func(c realtime.Change) { s.pushed <- c })
+	s := &realtimeServer{a: a, pushed: make(chan realtime.Change, 1000), st: st}
+	rt, err := startRealtime(ctx, a, dynamodbstreams.NewFromConfig(st.AWS), st.Resources.StreamARN, func(c realtime.Change) {
+		select { // a test that does not wait for pushes must not stall the stream
+		case s.pushed <- c:
+		default:
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,6 +65,7 @@ func startRealtimeServer(t *testing.T) *realtimeServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.rt = rt
 	s.Server = httptest.NewServer(withRealtime(httpapi.Mux(handlers), rt))
 	t.Cleanup(s.Close)
 	return s

@@ -20,6 +20,7 @@ var (
 	_ realtime.ConnectionStore = (*Store)(nil)
 	_ realtime.BackfillStore   = (*Store)(nil)
 	_ realtime.TypingStore     = (*Store)(nil)
+	_ realtime.Holder          = (*Store)(nil)
 )
 
 // connPrefix starts the sort key of a channel's subscribed connections:
@@ -61,6 +62,8 @@ type connectionItem struct {
 	Name         string    `dynamodbav:"name,omitempty"`
 	Token        string    `dynamodbav:"token,omitempty"`
 	Backfilled   []string  `dynamodbav:"backfilled,stringset,omitempty"`
+	Pending      bool      `dynamodbav:"pending,omitempty"`
+	Held         []string  `dynamodbav:"held,stringset,omitempty"`
 	ExpiresAt    time.Time `dynamodbav:"expires_at"`
 	ExpiresEpoch int64     `dynamodbav:"ttl"`
 }
@@ -68,7 +71,7 @@ type connectionItem struct {
 func (it connectionItem) connection() realtime.Connection {
 	return realtime.Connection{ID: it.ID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID, Kind: it.Kind,
 		SubjectID: it.SubjectID, RoomID: it.RoomID, Language: it.Language, ExpiresAt: it.ExpiresAt,
-		Name: it.Name, Token: it.Token, Backfilled: it.Backfilled}
+		Name: it.Name, Token: it.Token, Backfilled: it.Backfilled, Pending: it.Pending}
 }
 
 // PutConnection implements realtime.ConnectionStore with one
@@ -80,7 +83,7 @@ func (s *Store) PutConnection(ctx context.Context, c realtime.Connection) error 
 	it := connectionItem{
 		PK: chanPK(c.ChannelID), SK: connSK(c.ID), ID: c.ID, WorkspaceID: c.WorkspaceID, ChannelID: c.ChannelID,
 		Kind: c.Kind, SubjectID: c.SubjectID, RoomID: c.RoomID, Language: c.Language, Name: c.Name, Token: c.Token,
-		ExpiresAt: c.ExpiresAt.UTC(), ExpiresEpoch: epoch(c.ExpiresAt),
+		Pending: c.Pending, ExpiresAt: c.ExpiresAt.UTC(), ExpiresEpoch: epoch(c.ExpiresAt),
 	}
 	var reqs []types.WriteRequest
 	for _, k := range [][2]string{{it.PK, it.SK}, {connLookupPK(c.ID), metaSK}} {
@@ -160,24 +163,88 @@ func (s *Store) DeleteConnection(ctx context.Context, channelID, connectionID st
 	return fail("delete connection "+connectionID, err)
 }
 
-// MarkBackfilled implements realtime.BackfillStore with one UpdateItem of
-// the connection's item in its channel, on condition that it exists.
-func (s *Store) MarkBackfilled(ctx context.Context, channelID, connectionID string, ids []string) error {
-	if len(ids) == 0 {
-		return nil
+// Ready implements realtime.BackfillStore with one UpdateItem of the
+// connection's item in its channel: REMOVE pending and held, SET
+// backfilled, on condition that it exists; ALL_OLD returns what was held.
+func (s *Store) Ready(ctx context.Context, channelID, connectionID string, sent []string) ([]string, error) {
+	in := &dynamodb.UpdateItemInput{
+		TableName:           &s.table,
+		Key:                 key(chanPK(channelID), connSK(connectionID)),
+		UpdateExpression:    aws.String("REMOVE pending, held"),
+		ConditionExpression: aws.String("attribute_exists(pk)"),
+		ReturnValues:        types.ReturnValueAllOld,
 	}
+	if len(sent) > 0 {
+		in.UpdateExpression = aws.String("SET backfilled = :ids REMOVE pending, held")
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{":ids": &types.AttributeValueMemberSS{Value: sent}}
+	}
+	out, err := s.db.UpdateItem(ctx, in)
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fail("ready connection "+connectionID, err)
+	}
+	var it connectionItem
+	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+		return nil, chat.Internal(fmt.Errorf("dynamo: ready connection %s: %w", connectionID, err))
+	}
+	return it.Held, nil
+}
+
+// Hold implements realtime.Holder with one UpdateItem of the connection's
+// item: ADD held, on condition that it is pending. When it is not, the
+// condition's failure returns the item (ALL_OLD), whose backfilled ids are
+// returned.
+func (s *Store) Hold(ctx context.Context, channelID, connectionID, messageID string) (bool, []string, error) {
 	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       key(chanPK(channelID), connSK(connectionID)),
-		UpdateExpression:          aws.String("SET backfilled = :ids"),
-		ConditionExpression:       aws.String("attribute_exists(pk)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":ids": &types.AttributeValueMemberSS{Value: ids}},
+		TableName:                           &s.table,
+		Key:                                 key(chanPK(channelID), connSK(connectionID)),
+		UpdateExpression:                    aws.String("ADD held :id"),
+		ConditionExpression:                 aws.String("attribute_exists(pending)"),
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":id": &types.AttributeValueMemberSS{Value: []string{messageID}}},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		return nil
+		var it connectionItem
+		if len(ccf.Item) > 0 {
+			if err := attributevalue.UnmarshalMap(ccf.Item, &it); err != nil {
+				return false, nil, chat.Internal(fmt.Errorf("dynamo: hold for connection %s: %w", connectionID, err))
+			}
+		}
+		return false, it.Backfilled, nil
 	}
-	return fail("mark backfilled "+connectionID, err)
+	if err != nil {
+		return false, nil, fail("hold for connection "+connectionID, err)
+	}
+	return true, nil, nil
+}
+
+// Messages implements realtime.BackfillStore with one BatchGetItem per 100
+// ids.
+func (s *Store) Messages(ctx context.Context, channelID string, ids []string) ([]chat.Message, error) {
+	var out []chat.Message
+	for start := 0; start < len(ids); start += translationBatch {
+		var keys []map[string]types.AttributeValue
+		for _, id := range ids[start:min(start+translationBatch, len(ids))] {
+			keys = append(keys, key(chanPK(channelID), messageSK(id)))
+		}
+		items, err := s.batchGet(ctx, "messages of channel "+channelID, keys)
+		if err != nil {
+			return nil, err
+		}
+		for _, av := range items {
+			var it messageItem
+			if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+				return nil, chat.Internal(fmt.Errorf("dynamo: messages of channel %s: %w", channelID, err))
+			}
+			out = append(out, it.message())
+		}
+	}
+	slices.SortFunc(out, func(a, b chat.Message) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
 }
 
 // TypingConnection implements realtime.TypingStore with one UpdateItem of

@@ -94,25 +94,3 @@ func EndConnection(ctx context.Context, sender Sender, store ConnectionStore, c 
 		slog.WarnContext(ctx, "realtime: delete ended connection", "connection", c.ID, "error", err.Error())
 	}
 }
-
-// skipBackfilled leaves out of conns, for a stored message, the
-// connections whose subscribe's backfill already sent it.
-func skipBackfilled(conns []Connection, c Change) []Connection {
-	if c.Kind != MessageStored {
-		return conns
-	}
-	out := conns[:0:0]
-	for _, conn := range conns {
-		sent := false
-		for _, id := range conn.Backfilled {
-			if id == c.Message.ID {
-				sent = true
-				break
-			}
-		}
-		if !sent {
-			out = append(out, conn)
-		}
-	}
-	return out
-}

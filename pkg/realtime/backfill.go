@@ -3,6 +3,9 @@ package realtime
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -15,22 +18,26 @@ import (
 // recent, and the push skips them for that connection.
 const RecentWindow = time.Minute
 
-// backfill registers c, then reads and renders what came after since.
+// backfill registers c as pending, then reads and renders what came after
+// since; Ready ends it.
 //
-// The join of backfill and live pushes: c is stored before the backfill is
-// read, so every message stored after that is pushed live, and every
-// message stored before is in the backfill (read after, consistently):
-// nothing falls between. A message can be both in the backfill and about
-// to be pushed; the ids of the recent ones the backfill holds are recorded
-// on c's item before they are sent, and the push skips them. What remains
-// is a push that read c's item in the moment between its registration and
-// that record: the same view then arrives twice, and clients replace views
-// by id (the contract's rule for message.updated; the guest page does).
+// The join of backfill and live pushes, exact: c is stored (pending)
+// before the backfill is read, so every message stored later has its push
+// read c; a push that finds c pending does not send but holds the message
+// on c's item (Holder, one conditional write). The route sends the
+// backfill, then "subscribed", then Ready (one write) stops the holding,
+// records the recent ids the backfill sent (a later push skips them) and
+// returns what was held: each held message the backfill did not hold is
+// sent then, as a live push. A push that meets c no longer pending sends
+// as usual. So every message reaches the client once, and the backfill
+// comes before "subscribed".
 //
 // Calls beyond the subscribe's: one Query, at most two BatchGetItem (the
-// reader's translations, 100 keys each), at most one UpdateItem (only when
-// the backfill holds recent messages).
+// reader's translations, 100 keys each), one UpdateItem (Ready); only
+// when a message landed during the backfill, one BatchGetItem more for it
+// (and one for its translation).
 func (s *Subscriber) backfill(ctx context.Context, c Connection, since string) (Subscribed, error) {
+	c.Pending = true
 	if err := s.Store.PutConnection(ctx, c); err != nil {
 		return Subscribed{}, err
 	}
@@ -38,29 +45,16 @@ func (s *Subscriber) backfill(ctx context.Context, c Connection, since string) (
 	if err != nil {
 		return Subscribed{}, err
 	}
-	var ids, langs []string
-	for _, m := range msgs {
-		if l, ok := rooms.TranslationLanguage(m, c.Language); ok && l != "" {
-			ids, langs = append(ids, m.ID), append(langs, l)
-		}
+	frames, err := s.frames(ctx, c, msgs, "message")
+	if err != nil {
+		return Subscribed{}, err
 	}
-	var trs map[string]map[string]string
-	if len(ids) > 0 {
-		if trs, err = s.Translations.Translations(ctx, ids, langs); err != nil {
-			return Subscribed{}, err
-		}
-	}
-	out := Subscribed{Connection: c}
+	out := Subscribed{Connection: c, Backfill: frames, sent: map[string]bool{}}
 	cut := s.Now().UTC().Add(-RecentWindow)
-	var recent []string
 	for _, m := range msgs {
-		b, err := messageFrame(s.Encode, "message", rooms.ViewOf(m, trs[m.ID], c.Language))
-		if err != nil {
-			return Subscribed{}, err
-		}
-		out.Backfill = append(out.Backfill, b)
+		out.sent[m.ID] = true
 		if m.CreatedAt.After(cut) {
-			recent = append(recent, m.ID)
+			out.recent = append(out.recent, m.ID)
 		}
 	}
 	if next != "" {
@@ -75,13 +69,121 @@ func (s *Subscriber) backfill(ctx context.Context, c Connection, since string) (
 		}{"backfill_truncated", cur})
 		out.Backfill = append(out.Backfill, b)
 	}
-	if len(recent) > 0 {
-		if err := s.Backfills.MarkBackfilled(ctx, c.ChannelID, c.ID, recent); err != nil {
-			return Subscribed{}, err
+	return out, nil
+}
+
+// Ready ends a subscribe's backfill, after "subscribed" was sent (see
+// backfill): it returns the frames of the messages whose pushes were held
+// meanwhile, to send next. Nothing for a subscribe without "since".
+// Errors: those of the store; the client then reconnects (the route closes
+// the connection).
+func (s *Subscriber) Ready(ctx context.Context, sub Subscribed) ([][]byte, error) {
+	c := sub.Connection
+	if !c.Pending {
+		return nil, nil
+	}
+	held, err := s.Backfills.Ready(ctx, c.ChannelID, c.ID, sub.recent)
+	if err != nil || len(held) == 0 {
+		return nil, err
+	}
+	var stored, changed []string
+	for _, h := range held {
+		kind, id, _ := strings.Cut(h, "#")
+		switch {
+		case kind == holdUpdated:
+			changed = append(changed, id)
+		case !sub.sent[id]:
+			stored = append(stored, id)
 		}
-		out.Connection.Backfilled = recent
+	}
+	var out [][]byte
+	for _, group := range []struct {
+		ids []string
+		typ string
+	}{{stored, "message"}, {changed, "message.updated"}} {
+		if len(group.ids) == 0 {
+			continue
+		}
+		msgs, err := s.Backfills.Messages(ctx, c.ChannelID, group.ids)
+		if err != nil {
+			return nil, err
+		}
+		frames, err := s.frames(ctx, c, msgs, group.typ)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, frames...)
 	}
 	return out, nil
+}
+
+// frames renders msgs for c's reader as pushes of type typ, reading their
+// translations into c's language in one batch.
+func (s *Subscriber) frames(ctx context.Context, c Connection, msgs []chat.Message, typ string) ([][]byte, error) {
+	var ids, langs []string
+	for _, m := range msgs {
+		if l, ok := rooms.TranslationLanguage(m, c.Language); ok && l != "" {
+			ids, langs = append(ids, m.ID), append(langs, l)
+		}
+	}
+	var trs map[string]map[string]string
+	if len(ids) > 0 {
+		var err error
+		if trs, err = s.Translations.Translations(ctx, ids, langs); err != nil {
+			return nil, err
+		}
+	}
+	out := make([][]byte, 0, len(msgs))
+	for _, m := range msgs {
+		b, err := messageFrame(s.Encode, typ, rooms.ViewOf(m, trs[m.ID], c.Language))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// Kinds of a held push, the prefix of its entry on the connection's item.
+const (
+	holdStored  = "S"
+	holdUpdated = "U"
+)
+
+// hold holds, for each pending connection of conns, the push of c's
+// message for its subscribe to send (see backfill), and returns the
+// connections to push to now: the others, less those whose backfill sent
+// the message. A store that cannot hold (a test's fake) holds nothing.
+func (p *Pusher) hold(ctx context.Context, c Change, conns []Connection) []Connection {
+	if c.Kind != MessageStored && c.Kind != MessageChanged {
+		return conns
+	}
+	h, _ := p.Store.(Holder)
+	kind := holdStored
+	if c.Kind == MessageChanged {
+		kind = holdUpdated
+	}
+	out := conns[:0:0]
+	for _, conn := range conns {
+		backfilled := conn.Backfilled
+		if conn.Pending && h != nil {
+			held, now, err := h.Hold(ctx, conn.ChannelID, conn.ID, kind+"#"+c.Message.ID)
+			if err != nil {
+				slog.WarnContext(ctx, "realtime: hold push", "connection", conn.ID, "error", err.Error())
+			}
+			if held {
+				continue
+			}
+			if err == nil {
+				backfilled = now
+			}
+		}
+		if c.Kind == MessageStored && slices.Contains(backfilled, c.Message.ID) {
+			continue
+		}
+		out = append(out, conn)
+	}
+	return out
 }
 
 // messageFrame is the push of view as type typ, or, past MaxMessageBytes,

@@ -79,9 +79,9 @@ func (p *Pusher) Push(ctx context.Context, c Change) error {
 	if err != nil || len(conns) == 0 {
 		return err
 	}
-	// Only connections still entitled (access.go), and not sent c by their
-	// backfill, are pushed to.
-	conns = skipBackfilled(p.entitled(ctx, conns), c)
+	// Only connections still entitled (access.go), and not reading or sent
+	// c by their backfill (backfill.go), are pushed to.
+	conns = p.hold(ctx, c, p.entitled(ctx, conns))
 	switch c.Kind {
 	case RoomClosed:
 		closed, _ := json.Marshal(frame{Type: "room.closed"})

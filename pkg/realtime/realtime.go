@@ -73,6 +73,9 @@ type Connection struct {
 	// Backfilled are the ids of the messages its subscribe's backfill sent
 	// that a live push could still be about to send: the push skips them.
 	Backfilled []string
+	// Pending is set while its subscribe's backfill is read and sent: a
+	// push holds the message for the subscribe to send instead (Holder).
+	Pending bool
 	// Access is what the store read, in the same Query, about the
 	// connection's right to read its channel now; nil when the store read
 	// none (a test's fake), which Entitled takes as entitled.
@@ -105,11 +108,27 @@ type BackfillStore interface {
 	// which the client pages back towards since. Errors: EUnavailable,
 	// EInternal.
 	Backfill(ctx context.Context, channelID, since string, max int) (msgs []chat.Message, next string, err error)
-	// MarkBackfilled records on the connection's item the ids its backfill
-	// sent that a push may still be about to send (Connection.Backfilled).
-	// A connection whose item is gone is not an error. Errors:
+	// Ready ends the connection's backfill with one write: it records the
+	// ids the backfill sent that a push may still be about to send
+	// (Connection.Backfilled), stops holding pushes for it, and returns the
+	// ids of the messages whose pushes it held meanwhile (Holder). A
+	// connection whose item is gone is not an error. Errors: EUnavailable,
+	// EInternal.
+	Ready(ctx context.Context, channelID, connectionID string, sent []string) (held []string, err error)
+	// Messages reads the channel's messages of ids (missing ones are left
+	// out). Errors: EUnavailable, EInternal.
+	Messages(ctx context.Context, channelID string, ids []string) ([]chat.Message, error)
+}
+
+// Holder is implemented by a ConnectionStore that can hold a push for a
+// connection whose backfill is being read (Connection.Pending).
+type Holder interface {
+	// Hold records messageID on the connection's item if it is still
+	// pending, with one conditional write: true when held (its subscribe
+	// sends it). When no longer pending, false and the ids its backfill
+	// sent (Connection.Backfilled), as the item says now. Errors:
 	// EUnavailable, EInternal.
-	MarkBackfilled(ctx context.Context, channelID, connectionID string, ids []string) error
+	Hold(ctx context.Context, channelID, connectionID, messageID string) (held bool, backfilled []string, err error)
 }
 
 // TypingStore finds the connection a typing signal came from and limits

@@ -31,6 +31,10 @@ type Subscribed struct {
 	// messages after Since, oldest first, then "backfill_truncated" when
 	// there were more than MaxBackfill. Empty without Since.
 	Backfill [][]byte
+	// sent and recent are the ids of the backfill's messages, and of those
+	// recent enough that a push may still be on its way (Ready).
+	sent   map[string]bool
+	recent []string
 }
 
 // GuestSessions finds a guest token's session (rooms.SessionStore).

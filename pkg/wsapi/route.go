@@ -12,9 +12,11 @@ import (
 	"github.com/chatbridge/chat/pkg/realtime"
 )
 
-// Subscriber is realtime.Subscriber's one method.
+// Subscriber is realtime.Subscriber's two methods: Subscribe, then, after
+// "subscribed" is sent, Ready (the pushes held while a backfill was read).
 type Subscriber interface {
 	Subscribe(ctx context.Context, connectionID string, req realtime.SubscribeRequest) (realtime.Subscribed, error)
+	Ready(ctx context.Context, sub realtime.Subscribed) ([][]byte, error)
 }
 
 // Route serves the WebSocket API's $default route. The template declares no
@@ -127,6 +129,16 @@ func (h *Route) Handle(ctx context.Context, ev events.APIGatewayWebsocketProxyRe
 		c := sub.Connection
 		h.send(ctx, id, subscribed{Type: "subscribed", ChannelID: c.ChannelID, RoomID: c.RoomID, WorkspaceID: c.WorkspaceID,
 			Language: c.Language, ExpiresAt: chat.FormatTime(c.ExpiresAt)})
+		held, err := h.Subscriber.Ready(ctx, sub)
+		if err != nil {
+			// The held pushes cannot be sent: the client must reconnect.
+			slog.ErrorContext(ctx, "realtime: backfill ready failed", "error", err.Error())
+			h.refuse(ctx, id, chat.ErrorCode(err), "The subscription failed; subscribe again.")
+			return ok, nil
+		}
+		for _, b := range held {
+			h.sendRaw(ctx, id, b)
+		}
 	default:
 		h.refuse(ctx, id, codeUnknownAction, `The action must be "subscribe", "typing" or "ping".`)
 	}
