@@ -5,7 +5,7 @@ package web
 
 import "embed"
 
-// Files are guest.html, guest.css and guest.js.
+// Files are guest.html, guest.css, guest.js and favicon.svg.
 //
-//go:embed guest.html guest.css guest.js
+//go:embed guest.html guest.css guest.js favicon.svg
 var Files embed.FS
