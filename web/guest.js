@@ -220,6 +220,8 @@
     }
     render(li, v);
     if (!added) return;
+    // Their message arrived: they are no longer typing it.
+    if (v.author && typists.delete(v.author.name)) renderTyping();
     const mine = v.author && v.author.type === "guest" && v.author.id === guestId;
     if (stick || mine) list.scrollTop = list.scrollHeight;
     else if (li === list.lastElementChild) $("new-marker").hidden = false;
