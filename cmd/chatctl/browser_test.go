@@ -303,6 +303,8 @@ func TestGuestPageInChromium(t *testing.T) {
 	waitFor(t, guests[0].tab, "Marta sees Élodie typing", `document.getElementById("typing").textContent === "Élodie is typing…"`)
 	t.Logf("typing: from the keystroke to the other page showing it %v", time.Since(typed))
 	runIn(t, guests[1].tab, "clear", chromedp.Evaluate(`document.getElementById("content").value = ""`, nil))
+	shownFor := waitForWithin(t, guests[0].tab, "the typing notice ends", 8*time.Second, `document.getElementById("typing").textContent === ""`)
+	t.Logf("typing: the notice went after %v more", shownFor)
 
 	// Marta's phone drops its connection (offline, and the server side
 	// closed); a message is posted meanwhile; back online, the page
@@ -341,6 +343,22 @@ func TestGuestPageInChromium(t *testing.T) {
 	if shown != 1 {
 		t.Fatalf("the missed message shows %d times, want once", shown)
 	}
+
+	// The list follows the newest message while the reader is at the
+	// bottom; scrolled up, a "New messages" marker appears instead.
+	ids := chat.NewIDs()
+	var last chat.Message
+	for i := range 25 {
+		last = s.store(t, ids, demoSupport, fmt.Sprint("Line ", i+1))
+	}
+	const atBottom = `(() => { const l = document.getElementById("messages"); return l.scrollHeight - l.scrollTop - l.clientHeight < 48; })()`
+	waitFor(t, guests[0].tab, "Marta's list follows the newest", `!!document.getElementById("m-`+last.ID+`") && `+atBottom+` && document.getElementById("new-marker").hidden`)
+	runIn(t, guests[0].tab, "scroll up", chromedp.Evaluate(`document.getElementById("messages").scrollTop = 0`, nil))
+	later := s.store(t, ids, demoSupport, "While Marta reads back")
+	waitFor(t, guests[0].tab, "the new-messages marker", `!!document.getElementById("m-`+later.ID+`") && !document.getElementById("new-marker").hidden && document.getElementById("messages").scrollTop < 48`)
+	screenshot(t, guests[0].tab, shots, "guest-1-es-390px-new-messages.png")
+	runIn(t, guests[0].tab, "follow the marker", chromedp.Click("#new-marker", chromedp.ByID))
+	waitFor(t, guests[0].tab, "back at the newest", atBottom+` && document.getElementById("new-marker").hidden`)
 
 	for i, g := range guests {
 		screenshot(t, g.tab, shots, fmt.Sprintf("guest-%d-%s-%dpx-live.png", i+1, g.lang, g.width))
