@@ -5,8 +5,7 @@ package web
 
 import "embed"
 
-// Files are guest.html, guest.css, guest.js and icon.svg (the page's icon,
-// served so that a browser does not ask for /favicon.ico).
+// Files are guest.html, guest.css, guest.js and favicon.svg.
 //
-//go:embed guest.html guest.css guest.js icon.svg
+//go:embed guest.html guest.css guest.js favicon.svg
 var Files embed.FS

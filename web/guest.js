@@ -9,12 +9,18 @@
   const $ = (id) => document.getElementById(id);
   const status = $("status");
   const list = $("messages");
-  const views = new Map(); // message id -> view
+  const views = new Map(); // message id -> view: every message shows once, by id
   let token = null;
+  let guestId = null;
   let socket = null;
   let closed = false;
-  let retry = 0;
+  let retry = 0; // reconnect attempts since the last "subscribed"
   let pinger = null;
+  let watchdog = null;
+  let live = false;
+  let lastTyping = 0;
+  const typists = new Map(); // name -> time its "typing" ends
+  let typingTimer = null;
 
   $("language").value = navigator.language || "en";
 
@@ -54,6 +60,7 @@
     if (r.status === 410) { err.textContent = "This room is closed or has expired."; return; }
     if (r.status !== 200 && r.status !== 201) { err.textContent = firstError(r.data, "Could not join the room. Please try again."); return; }
     token = r.data.data.session.token;
+    guestId = r.data.data.guest.id;
     $("room-name").textContent = r.data.data.room.name;
     document.title = r.data.data.room.name;
     $("join").hidden = true;
@@ -71,53 +78,119 @@
     for (const v of r.data.data.slice().reverse()) upsert(v);
   }
 
+  // newest is the id of the newest message held: what a reconnect asks the
+  // server to backfill after (ULIDs sort by time).
+  function newest() {
+    let id = "";
+    for (const k of views.keys()) if (k > id) id = k;
+    return id;
+  }
+
   function connect() {
     if (closed || !token) return;
     const configured = app.dataset.realtimeUrl;
     const url = configured || ((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/realtime");
-    socket = new WebSocket(url);
-    socket.addEventListener("open", () => {
-      socket.send(JSON.stringify({ action: "subscribe", token }));
+    const ws = new WebSocket(url);
+    socket = ws;
+    ws.addEventListener("open", () => {
+      const req = { action: "subscribe", token };
+      const since = newest();
+      if (since) req.since = since;
+      ws.send(JSON.stringify(req));
+      // A subscribe that is not answered is a dead connection: retry.
+      clearTimeout(watchdog);
+      watchdog = setTimeout(() => { if (!live) ws.close(); }, 15000);
     });
-    socket.addEventListener("message", (ev) => {
+    ws.addEventListener("message", (ev) => {
+      if (ws !== socket) return;
       let frame;
       try { frame = JSON.parse(ev.data); } catch (e) { return; }
       switch (frame.type) {
         case "subscribed":
           retry = 0;
+          live = true;
+          clearTimeout(watchdog);
+          $("conn").hidden = true;
           say("Live: new messages appear as they arrive, in " + frame.language + ".");
           clearInterval(pinger);
-          pinger = setInterval(() => { if (socket && socket.readyState === 1) socket.send('{"action":"ping"}'); }, 5 * 60 * 1000);
+          pinger = setInterval(() => { if (ws.readyState === 1) ws.send('{"action":"ping"}'); }, 5 * 60 * 1000);
           break;
         case "message":
         case "message.updated":
           upsert(frame.data);
           break;
+        case "message.deleted":
+          if (frame.data && views.has(frame.data.id)) upsert(Object.assign({}, views.get(frame.data.id), { deleted: true }));
+          break;
         case "message.too_large":
           load();
+          break;
+        case "backfill_truncated":
+          // More was missed than the backfill holds: page back with GET.
+          catchUp(frame.next_cursor);
+          break;
+        case "typing":
+          if (frame.author && frame.author.name) showTyping(frame.author.name);
           break;
         case "room.closed":
           end("This room has been closed. You can no longer read or post here.");
           break;
         case "error":
           if (frame.code === "temporary_room_expired") end("This room has been closed or has expired.");
-          else if (frame.code === "unauthenticated") end("Your session has ended. Reload the page to join again.");
-          else say("The live connection was refused (" + frame.code + ").");
+          else if (frame.code === "unauthenticated" || frame.code === "forbidden") end("Your session has ended. Reload the page to join again.");
+          else say("The live connection was refused (" + frame.code + "); retrying.");
           break;
       }
     });
-    socket.addEventListener("close", () => {
+    ws.addEventListener("close", () => {
+      if (ws !== socket) return;
       clearInterval(pinger);
+      clearTimeout(watchdog);
+      live = false;
       if (closed) return;
-      retry = Math.min(retry + 1, 6);
-      say("Connection lost; reconnecting…");
-      setTimeout(() => { load().then(connect); }, 500 * 2 ** retry);
+      // Backoff from 1 s to 30 s, with jitter so that a room's pages do
+      // not all come back at once.
+      const delay = Math.min(30000, 1000 * 2 ** retry) * (0.5 + Math.random() / 2);
+      retry = Math.min(retry + 1, 5);
+      $("conn").hidden = false;
+      say("Connection lost. Reconnecting…");
+      setTimeout(connect, delay);
     });
+  }
+
+  // catchUp pages GET .../messages back from cursor until it meets a
+  // message already held (at most 20 pages).
+  async function catchUp(cursor) {
+    for (let i = 0; cursor && i < 20; i++) {
+      const r = await api("GET", "/messages?limit=100&cursor=" + encodeURIComponent(cursor)).catch(() => ({ status: 0 }));
+      if (r.status !== 200) return;
+      let met = false;
+      for (const v of r.data.data) { if (views.has(v.id)) met = true; upsert(v); }
+      if (met) return;
+      cursor = r.data.next_cursor;
+    }
+  }
+
+  function showTyping(name) {
+    typists.set(name, Date.now() + 5000);
+    renderTyping();
+  }
+
+  function renderTyping() {
+    const now = Date.now();
+    for (const [n, until] of typists) if (until <= now) typists.delete(n);
+    const names = [...typists.keys()];
+    const text = names.length === 0 ? "" : names.length === 1 ? names[0] + " is typing…" : names.slice(0, -1).join(", ") + " and " + names[names.length - 1] + " are typing…";
+    if ($("typing").textContent !== text) $("typing").textContent = text;
+    clearTimeout(typingTimer);
+    if (names.length) typingTimer = setTimeout(renderTyping, Math.min(...typists.values()) - now + 10);
   }
 
   function end(message) {
     closed = true;
     clearInterval(pinger);
+    clearTimeout(watchdog);
+    $("conn").hidden = true;
     if (socket) socket.close();
     const n = $("closed");
     n.textContent = message;
@@ -129,39 +202,68 @@
     n.focus();
   }
 
+  const atBottom = () => list.scrollHeight - list.scrollTop - list.clientHeight < 48;
+
   function upsert(v) {
     views.set(v.id, v);
     let li = document.getElementById("m-" + v.id);
+    let added = false;
+    const stick = atBottom();
     if (!li) {
       li = document.createElement("li");
       li.id = "m-" + v.id;
       // Keep the list oldest first by id (ULIDs sort by time).
       let before = null;
-      for (const el of list.children) { if (el.id > li.id) { before = el; break; } }
+      for (let el = list.lastElementChild; el && el.id > li.id; el = el.previousElementSibling) before = el;
       list.insertBefore(li, before);
+      added = true;
     }
     render(li, v);
+    if (!added) return;
+    // Their message arrived: they are no longer typing it.
+    if (v.author && typists.delete(v.author.name)) renderTyping();
+    const mine = v.author && v.author.type === "guest" && v.author.id === guestId;
+    if (stick || mine) list.scrollTop = list.scrollHeight;
+    else if (li === list.lastElementChild) $("new-marker").hidden = false;
   }
+
+  list.addEventListener("scroll", () => { if (atBottom()) $("new-marker").hidden = true; });
+  $("new-marker").addEventListener("click", () => {
+    list.scrollTop = list.scrollHeight;
+    $("new-marker").hidden = true;
+    list.focus();
+  });
 
   function render(li, v) {
     const showOriginal = li.dataset.original === "true";
     li.replaceChildren();
     li.setAttribute("lang", v.language || "");
+    const mine = v.author && v.author.type === "guest" && v.author.id === guestId;
+    li.classList.toggle("mine", !!mine);
+    li.classList.toggle("deleted", !!v.deleted);
     const meta = document.createElement("div");
     meta.className = "meta";
     const who = document.createElement("span");
     who.className = "author";
-    who.textContent = v.author && v.author.name ? v.author.name : "Someone";
+    who.textContent = mine ? "You" : v.author && v.author.name ? v.author.name : "Someone";
+    meta.append(who);
+    if (v.author && v.author.type === "bot") {
+      const badge = document.createElement("span");
+      badge.className = "badge";
+      badge.textContent = "bot";
+      meta.append(badge);
+    }
     const when = document.createElement("time");
     when.dateTime = v.created_at;
     const d = new Date(v.created_at);
     when.textContent = isNaN(d) ? "" : " · " + d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-    meta.append(who, when);
+    meta.append(when);
     const content = document.createElement("p");
     content.className = "content";
-    content.textContent = v.content;
+    content.textContent = v.deleted ? "This message was deleted." : v.content;
+    if (v.edited_at && !v.deleted) content.append(Object.assign(document.createElement("span"), { className: "meta", textContent: " (edited)" }));
     li.append(meta, content);
-    if (v.translated) {
+    if (v.translated && !v.deleted) {
       const label = document.createElement("span");
       label.className = "meta";
       label.textContent = "Translated from " + v.original_language + ". ";
@@ -185,6 +287,14 @@
       }
     }
   }
+
+  // Typing: at most one signal every 3 s, only while live.
+  $("content").addEventListener("input", () => {
+    const now = Date.now();
+    if (!live || now - lastTyping < 3000 || !$("content").value.trim()) return;
+    lastTyping = now;
+    socket.send('{"action":"typing"}');
+  });
 
   $("content").addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); $("post").requestSubmit(); }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
@@ -190,6 +191,27 @@ func screenshot(t *testing.T, tab context.Context, dir, name string) {
 	t.Logf("screenshot: %s", path)
 }
 
+// offline takes tab's network down (true) or up: a WebSocket cannot open
+// while it is down.
+func offline(t *testing.T, tab context.Context, down bool) {
+	t.Helper()
+	runIn(t, tab, "network offline="+fmt.Sprint(down), network.EmulateNetworkConditions(down, 0, -1, -1))
+}
+
+// waitForWithin is waitFor with a longer patience d (a reconnect's backoff).
+func waitForWithin(t *testing.T, tab context.Context, what string, d time.Duration, expr string) time.Duration {
+	t.Helper()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(tab, d)
+	defer cancel()
+	if err := chromedp.Run(ctx, chromedp.Poll(expr, nil, chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		var body string
+		_ = chromedp.Run(tab, chromedp.Text("main", &body, chromedp.ByQuery))
+		t.Fatalf("%s: not within %v (%v); the page reads:\n%s", what, d, err, body)
+	}
+	return time.Since(start)
+}
+
 // js quotes s as a JavaScript string.
 func js(s string) string { return fmt.Sprintf("%q", s) }
 
@@ -215,7 +237,7 @@ func TestGuestPageInChromium(t *testing.T) {
 		tab            context.Context
 	}{
 		{nickname: "Marta", lang: "es", width: 390, height: 844},
-		{nickname: "Élodie", lang: "fr", width: 1024, height: 768},
+		{nickname: "Élodie", lang: "fr", width: 1280, height: 800},
 	}
 	for i := range guests {
 		g := &guests[i]
@@ -272,8 +294,74 @@ func TestGuestPageInChromium(t *testing.T) {
 	waitFor(t, guests[1].tab, "Élodie sees Marta's post", `[...document.querySelectorAll("#messages .content")].some(e => e.textContent === `+js(reply)+`)`)
 	waitFor(t, guests[0].tab, "Marta's box is cleared", `document.getElementById("content").value === ""`)
 
+	waitFor(t, guests[0].tab, "Marta's own post is set apart", `[...document.querySelectorAll("#messages li.mine .content")].some(e => e.textContent === `+js(reply)+`)`)
+	waitFor(t, guests[1].tab, "the bot's post is marked", `document.querySelector("#m-`+id+` .badge")?.textContent === "bot"`)
+
+	// Typing: Élodie types; Marta's page says so (an aria-live region).
+	typed := time.Now()
+	runIn(t, guests[1].tab, "type", chromedp.SendKeys("#content", "Je", chromedp.ByID))
+	waitFor(t, guests[0].tab, "Marta sees Élodie typing", `document.getElementById("typing").textContent === "Élodie is typing…"`)
+	t.Logf("typing: from the keystroke to the other page showing it %v", time.Since(typed))
+	runIn(t, guests[1].tab, "clear", chromedp.Evaluate(`document.getElementById("content").value = ""`, nil))
+	shownFor := waitForWithin(t, guests[0].tab, "the typing notice ends", 8*time.Second, `document.getElementById("typing").textContent === ""`)
+	t.Logf("typing: the notice went after %v more", shownFor)
+
+	// Marta's phone drops its connection (offline, and the server side
+	// closed); a message is posted meanwhile; back online, the page
+	// reconnects by itself and shows it once.
+	offline(t, guests[0].tab, true)
+	conns, err := s.a.Store.Connections(context.Background(), demoSupport, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sender := apigwmanagement.NewFromConfig(s.a.AWS, s.rt.ManagementURL)
+	for _, c := range conns {
+		if c.Name == "Marta" {
+			if err := sender.Close(context.Background(), c.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	waitFor(t, guests[0].tab, "Marta's page says it is reconnecting", `!document.getElementById("conn").hidden && document.getElementById("status").textContent.includes("Reconnecting")`)
+	screenshot(t, guests[0].tab, shots, "guest-1-es-reconnecting.png")
+	const missed = "Sent while Marta was offline"
+	status, body = s.do(t, "POST", "/webhooks/"+demoWebhook+"/messages", map[string]string{"content": missed, "channel_id": demoSupport},
+		"X-Service-Webhook-Secret", demoWebhookKey)
+	if status != 202 {
+		t.Fatalf("webhook post: %d %v", status, body)
+	}
+	missedID, _ := body["data"].(map[string]any)["id"].(string)
+	waitFor(t, guests[1].tab, "Élodie sees it live", `!!document.getElementById("m-`+missedID+`")`)
+	time.Sleep(time.Second) // its push is done while Marta is away
+	back := time.Now()
+	offline(t, guests[0].tab, false)
+	waitForWithin(t, guests[0].tab, "Marta's page reconnects and shows the missed message", 40*time.Second,
+		`document.getElementById("conn").hidden && document.querySelectorAll("#m-`+missedID+`").length === 1 && document.getElementById("status").textContent.startsWith("Live")`)
+	t.Logf("reconnect: back online to the missed message shown %v", time.Since(back))
+	var shown int
+	runIn(t, guests[0].tab, "count", chromedp.Evaluate(`[...document.querySelectorAll("#messages .content")].filter(e => e.textContent === `+js(missed)+`).length`, &shown))
+	if shown != 1 {
+		t.Fatalf("the missed message shows %d times, want once", shown)
+	}
+
+	// The list follows the newest message while the reader is at the
+	// bottom; scrolled up, a "New messages" marker appears instead.
+	ids := chat.NewIDs()
+	var last chat.Message
+	for i := range 25 {
+		last = s.store(t, ids, demoSupport, fmt.Sprint("Line ", i+1))
+	}
+	const atBottom = `(() => { const l = document.getElementById("messages"); return l.scrollHeight - l.scrollTop - l.clientHeight < 48; })()`
+	waitFor(t, guests[0].tab, "Marta's list follows the newest", `!!document.getElementById("m-`+last.ID+`") && `+atBottom+` && document.getElementById("new-marker").hidden`)
+	runIn(t, guests[0].tab, "scroll up", chromedp.Evaluate(`document.getElementById("messages").scrollTop = 0`, nil))
+	later := s.store(t, ids, demoSupport, "While Marta reads back")
+	waitFor(t, guests[0].tab, "the new-messages marker", `!!document.getElementById("m-`+later.ID+`") && !document.getElementById("new-marker").hidden && document.getElementById("messages").scrollTop < 48`)
+	screenshot(t, guests[0].tab, shots, "guest-1-es-390px-new-messages.png")
+	runIn(t, guests[0].tab, "follow the marker", chromedp.Click("#new-marker", chromedp.ByID))
+	waitFor(t, guests[0].tab, "back at the newest", atBottom+` && document.getElementById("new-marker").hidden`)
+
 	for i, g := range guests {
-		screenshot(t, g.tab, shots, fmt.Sprintf("guest-%d-%s-live.png", i+1, g.lang))
+		screenshot(t, g.tab, shots, fmt.Sprintf("guest-%d-%s-%dpx-live.png", i+1, g.lang, g.width))
 	}
 	if status, body := s.do(t, "POST", "/api/v1/workspaces/"+demoWorkspace+"/rooms/"+demoRoom+"/close", nil, "Authorization", "Bearer wsk_demo_ana_token"); status != 200 {
 		t.Fatalf("close: %d %v", status, body)

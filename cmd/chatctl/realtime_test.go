@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/chatbridge/chat/internal/iampolicy"
+	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
@@ -37,6 +38,8 @@ type realtimeServer struct {
 	*httptest.Server
 	a      *app.App
 	pushed chan realtime.Change
+	st     *stacktest.Stack
+	rt     *localRealtime
 }
 
 func startRealtimeServer(t *testing.T) *realtimeServer {
@@ -50,12 +53,17 @@ func startRealtimeServer(t *testing.T) *realtimeServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	st.AsApp(a) // each function signs as itself, as under chatctl serve
-	s := &realtimeServer{a: a, pushed: make(chan realtime.Change, 100)}
+	s := &realtimeServer{a: a, pushed: make(chan realtime.Change, 1000), st: st}
 	policies, err := iampolicy.Project()
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := startRealtime(ctx, a, policies, dynamodbstreams.NewFromConfig(st.As("RealtimePushFunction")), st.Resources.StreamARN, func(c realtime.Change) { s.pushed <- c })
+	rt, err := startRealtime(ctx, a, policies, dynamodbstreams.NewFromConfig(st.As("RealtimePushFunction")), st.Resources.StreamARN, func(c realtime.Change) {
+		select { // a test that does not wait for pushes must not stall the stream
+		case s.pushed <- c:
+		default:
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +71,7 @@ func startRealtimeServer(t *testing.T) *realtimeServer {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.rt = rt
 	s.Server = httptest.NewServer(withRealtime(httpapi.Mux(handlers), rt))
 	t.Cleanup(s.Close)
 	return s

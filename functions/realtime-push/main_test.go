@@ -19,7 +19,9 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/realtime"
+	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
@@ -28,7 +30,7 @@ func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
 // message, through the real handler: a Spanish reader's connection gets the
 // original, then the Spanish view; a gone connection loses its item.
 func TestSampleEvent(t *testing.T) {
-	st, _ := wiringtest.Demo(t)
+	st, d := wiringtest.Demo(t)
 	// Seeded as an administrator: the function itself may not write these.
 	seed := dynamo.New(st.DB, st.Table)
 	var mu sync.Mutex
@@ -53,8 +55,9 @@ func TestSampleEvent(t *testing.T) {
 	}
 	ctx := context.Background()
 	const channel, message = "01JD9N0Z50BAKDWE0FBRMSFD5P", "01JDA0000000000000000000MS"
+	user, token := member(t, d, channel)
 	for _, id := range []string{"reader", "gone"} {
-		if err := seed.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: id, Language: "es-ES", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		if err := seed.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user, Token: token, Language: "es-ES", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -81,7 +84,7 @@ func TestSampleEvent(t *testing.T) {
 // one BatchGetItem of 4 keys (the English readers read the original), not
 // 100 reads; every connection gets one push per message state.
 func TestFanOutCallBudget(t *testing.T) {
-	st, _ := wiringtest.Demo(t)
+	st, d := wiringtest.Demo(t)
 	var mu sync.Mutex
 	pushes := map[string]int{}
 	mgmt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -96,9 +99,10 @@ func TestFanOutCallBudget(t *testing.T) {
 	ctx := context.Background()
 	const channel, message = "01JD9N0Z50BAKDWE0FBRMSFD5P", "01JDA0000000000000000000MS"
 	langs := []string{"en-US", "es-ES", "fr-FR", "de-DE", "ja-JP"}
+	user, token := member(t, d, channel)
 	for i := range 100 {
 		id := "conn" + strings.Repeat("x", i%3) + string(rune('A'+i%26)) + string(rune('a'+i/26))
-		if err := a.Store.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: id, Language: langs[i%5], ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		if err := a.Store.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user, Token: token, Language: langs[i%5], ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -140,4 +144,25 @@ func TestFanOutCallBudget(t *testing.T) {
 	if len(pushes) != 100 || total != 180 {
 		t.Fatalf("%d connections got %d pushes, want 100 and 180 (the 20 English readers have nothing new on the update)", len(pushes), total)
 	}
+}
+
+// member returns a member of channel in the fixture d and the token a
+// connection of theirs carries (rooms.SeatToken of their API token's hash):
+// the push sends only to connections of the channel's current readers.
+func member(t *testing.T, d *fixture.Document, channel string) (userID, token string) {
+	t.Helper()
+	for _, w := range d.Workspaces {
+		for _, c := range w.Channels {
+			if c.ID != channel || len(c.Members) == 0 {
+				continue
+			}
+			for _, u := range w.Users {
+				if u.ID == c.Members[0] {
+					return u.ID, rooms.SeatToken(chat.HashToken(u.APIToken))
+				}
+			}
+		}
+	}
+	t.Fatalf("the demo fixture has no member of channel %s", channel)
+	return "", ""
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/fixture"
+	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 // kindRoom marks a channelRoomItem among a channel's readers.
@@ -322,9 +323,14 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 	userChans := userChannels(w, st)
 
 	langs := map[string]string{}
+	// userTokens is each user's current API token as their reader items name
+	// it (rooms.SeatToken): realtime stops pushing to a connection
+	// subscribed with any other.
+	userTokens := map[string]string{}
 	for _, u := range w.Users {
 		langs[u.ID] = u.PreferredLanguage
 		hash := chat.HashToken(u.APIToken)
+		userTokens[u.ID] = rooms.SeatToken(hash)
 		p.put(userItem{PK: wsPK(ws), SK: userSK(u.ID), ID: u.ID, WorkspaceID: ws, Name: u.Name,
 			PreferredLanguage: u.PreferredLanguage, TokenHash: hash, Role: u.Role})
 		p.put(apiTokenItem{PK: apiTokenPK(hash), SK: metaSK, WorkspaceID: ws, UserID: u.ID,
@@ -340,7 +346,7 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 		members := map[string]bool{}
 		for _, u := range c.Members {
 			members[u] = true
-			p.put(readerItem{PK: chanPK(c.ID), SK: readerUserSK(u), Kind: chat.AuthorUser, ID: u, Language: langs[u]})
+			p.put(readerItem{PK: chanPK(c.ID), SK: readerUserSK(u), Kind: chat.AuthorUser, ID: u, Language: langs[u], Token: userTokens[u]})
 			p.put(memberChannelItem{PK: memberPK(ws, u), SK: memberChannelSK(created, c.ID), ID: c.ID, WorkspaceID: ws,
 				Name: c.Name, CreatedAt: created})
 		}

@@ -2,7 +2,9 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,17 +16,39 @@ import (
 	"github.com/chatbridge/chat/pkg/realtime"
 )
 
-var _ realtime.ConnectionStore = (*Store)(nil)
+var (
+	_ realtime.ConnectionStore = (*Store)(nil)
+	_ realtime.BackfillStore   = (*Store)(nil)
+	_ realtime.TypingStore     = (*Store)(nil)
+	_ realtime.Holder          = (*Store)(nil)
+)
 
 // connPrefix starts the sort key of a channel's subscribed connections:
-// pk CHAN#<channel>, sk CONN#<connection id>. CONN# sorts before MSG#,
-// READER# and ROOM#, and every other query of the channel's partition names
-// its own prefix or range, so none reads a connection.
-const connPrefix = "CONN#"
+// pk CHAN#<channel>, sk SUB#<connection id>. SUB# sorts after READER# and
+// ROOM#, so the push's one Query (audienceFrom..audienceTo) reads the
+// channel's readers, its rooms' states and its connections together: what
+// decides whether a connection is still entitled comes with it (contract
+// section 10, "Access ends at once"). The translation function's readers
+// Query ends at "ROOM$" and the message lists name MSG#, so neither reads a
+// connection.
+const connPrefix = "SUB#"
+
+// Sort-key bounds of the push's Query: readers, rooms, connections.
+const (
+	audienceFrom = readersFrom
+	audienceTo   = "SUB$"
+)
 
 func connSK(id string) string { return connPrefix + id }
 
-// connectionItem is a subscribed WebSocket connection (realtime.Connection).
+// connLookupPK is the partition of a connection's lookup item, pk
+// WSCONN#<connection id>, sk #META: its channel and author, for the
+// messages a connection sends after subscribing (typing), which name no
+// channel; and the time of its last typing signal.
+func connLookupPK(id string) string { return "WSCONN#" + id }
+
+// connectionItem is a subscribed WebSocket connection (realtime.Connection),
+// stored twice: in its channel's partition and as its lookup item.
 type connectionItem struct {
 	PK           string    `dynamodbav:"pk"`
 	SK           string    `dynamodbav:"sk"`
@@ -35,60 +59,276 @@ type connectionItem struct {
 	SubjectID    string    `dynamodbav:"subject_id"`
 	RoomID       string    `dynamodbav:"room_id,omitempty"`
 	Language     string    `dynamodbav:"language"`
+	Name         string    `dynamodbav:"name,omitempty"`
+	Token        string    `dynamodbav:"token,omitempty"`
+	Backfilled   []string  `dynamodbav:"backfilled,stringset,omitempty"`
+	Pending      bool      `dynamodbav:"pending,omitempty"`
+	Held         []string  `dynamodbav:"held,stringset,omitempty"`
 	ExpiresAt    time.Time `dynamodbav:"expires_at"`
 	ExpiresEpoch int64     `dynamodbav:"ttl"`
 }
 
-// PutConnection implements realtime.ConnectionStore with one PutItem.
+func (it connectionItem) connection() realtime.Connection {
+	return realtime.Connection{ID: it.ID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID, Kind: it.Kind,
+		SubjectID: it.SubjectID, RoomID: it.RoomID, Language: it.Language, ExpiresAt: it.ExpiresAt,
+		Name: it.Name, Token: it.Token, Backfilled: it.Backfilled, Pending: it.Pending}
+}
+
+// PutConnection implements realtime.ConnectionStore with one
+// BatchWriteItem: the connection's item in its channel and its lookup item.
 func (s *Store) PutConnection(ctx context.Context, c realtime.Connection) error {
 	if !chat.ValidID(c.ChannelID) || !realtime.ValidConnectionID(c.ID) {
 		return chat.Internal(fmt.Errorf("dynamo: put connection %q of channel %q: invalid id", c.ID, c.ChannelID))
 	}
-	item, err := attributevalue.MarshalMap(connectionItem{
+	it := connectionItem{
 		PK: chanPK(c.ChannelID), SK: connSK(c.ID), ID: c.ID, WorkspaceID: c.WorkspaceID, ChannelID: c.ChannelID,
-		Kind: c.Kind, SubjectID: c.SubjectID, RoomID: c.RoomID, Language: c.Language,
-		ExpiresAt: c.ExpiresAt.UTC(), ExpiresEpoch: epoch(c.ExpiresAt),
-	})
-	if err != nil {
-		return chat.Internal(err)
+		Kind: c.Kind, SubjectID: c.SubjectID, RoomID: c.RoomID, Language: c.Language, Name: c.Name, Token: c.Token,
+		Pending: c.Pending, ExpiresAt: c.ExpiresAt.UTC(), ExpiresEpoch: epoch(c.ExpiresAt),
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: item})
-	return fail("put connection "+c.ID, err)
+	var reqs []types.WriteRequest
+	for _, k := range [][2]string{{it.PK, it.SK}, {connLookupPK(c.ID), metaSK}} {
+		it.PK, it.SK = k[0], k[1]
+		av, err := attributevalue.MarshalMap(it)
+		if err != nil {
+			return chat.Internal(err)
+		}
+		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
+	}
+	return s.batchWrite(ctx, "put connection "+c.ID, reqs)
 }
 
 // Connections implements realtime.ConnectionStore with one Query of the
-// channel's CONN# keys (more only past 1 MB: about 4,000 connections),
-// read consistently, so a connection subscribed a moment ago is pushed to.
-// Expired items (their TTL deletion lags) are left out.
+// channel's readers, rooms and connections (more only past 1 MB: some
+// thousands of them), read consistently, so a connection subscribed a
+// moment ago is pushed to. Each connection carries its Access, read in the
+// same Query. Expired items (their TTL deletion lags) are left out.
 func (s *Store) Connections(ctx context.Context, channelID string, now time.Time) ([]realtime.Connection, error) {
 	op := "connections of channel " + channelID
 	items, err := s.queryAll(ctx, op, &dynamodb.QueryInput{
-		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :conn)"),
+		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :from AND :to"),
 		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(chanPK(channelID)), ":conn": str(connPrefix)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(chanPK(channelID)), ":from": str(audienceFrom), ":to": str(audienceTo)},
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]realtime.Connection, 0, len(items))
+	readers := map[string]string{} // "<kind>#<id>" -> token
+	type roomState struct {
+		status  string
+		expires time.Time
+	}
+	roomStates := map[string]roomState{}
+	var out []realtime.Connection
 	for _, av := range items {
-		var it connectionItem
-		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
-			return nil, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
+		sk := getS(av, attrSK)
+		switch {
+		case strings.HasPrefix(sk, "READER#USER#"):
+			readers[realtime.KindMember+"#"+strings.TrimPrefix(sk, "READER#USER#")] = getS(av, "token")
+		case strings.HasPrefix(sk, "READER#GUEST#"):
+			readers[realtime.KindGuest+"#"+strings.TrimPrefix(sk, "READER#GUEST#")] = getS(av, "token")
+		case strings.HasPrefix(sk, "ROOM#"):
+			var r channelRoomItem
+			if err := attributevalue.UnmarshalMap(av, &r); err != nil {
+				return nil, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
+			}
+			roomStates[strings.TrimPrefix(sk, "ROOM#")] = roomState{r.Status, time.Unix(r.ExpiresEpoch, 0).UTC()}
+		case strings.HasPrefix(sk, connPrefix):
+			var it connectionItem
+			if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+				return nil, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
+			}
+			if c := it.connection(); c.Live(now) {
+				out = append(out, c)
+			}
 		}
-		c := realtime.Connection{ID: it.ID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID, Kind: it.Kind,
-			SubjectID: it.SubjectID, RoomID: it.RoomID, Language: it.Language, ExpiresAt: it.ExpiresAt}
-		if c.Live(now) {
-			out = append(out, c)
+	}
+	for i, c := range out {
+		token, reader := readers[c.Kind+"#"+c.SubjectID]
+		a := &realtime.Access{Reader: reader, ReaderToken: token}
+		if c.Kind == realtime.KindGuest {
+			r := roomStates[c.RoomID]
+			a.RoomStatus, a.RoomExpires = r.status, r.expires
 		}
+		out[i].Access = a
 	}
 	return out, nil
 }
 
-// DeleteConnection implements realtime.ConnectionStore with one DeleteItem.
+// DeleteConnection implements realtime.ConnectionStore with one DeleteItem
+// of the connection's item in its channel. Its lookup item is left to its
+// TTL: a typing signal through it finds the connection gone from the
+// channel and is dropped.
 func (s *Store) DeleteConnection(ctx context.Context, channelID, connectionID string) error {
 	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: key(chanPK(channelID), connSK(connectionID))})
 	return fail("delete connection "+connectionID, err)
+}
+
+// Ready implements realtime.BackfillStore with one UpdateItem of the
+// connection's item in its channel: REMOVE pending and held, SET
+// backfilled, on condition that it exists; ALL_OLD returns what was held.
+func (s *Store) Ready(ctx context.Context, channelID, connectionID string, sent []string) ([]string, error) {
+	in := &dynamodb.UpdateItemInput{
+		TableName:           &s.table,
+		Key:                 key(chanPK(channelID), connSK(connectionID)),
+		UpdateExpression:    aws.String("REMOVE pending, held"),
+		ConditionExpression: aws.String("attribute_exists(pk)"),
+		ReturnValues:        types.ReturnValueAllOld,
+	}
+	if len(sent) > 0 {
+		in.UpdateExpression = aws.String("SET backfilled = :ids REMOVE pending, held")
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{":ids": &types.AttributeValueMemberSS{Value: sent}}
+	}
+	out, err := s.db.UpdateItem(ctx, in)
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fail("ready connection "+connectionID, err)
+	}
+	var it connectionItem
+	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+		return nil, chat.Internal(fmt.Errorf("dynamo: ready connection %s: %w", connectionID, err))
+	}
+	return it.Held, nil
+}
+
+// Hold implements realtime.Holder with one UpdateItem of the connection's
+// item: ADD held, on condition that it is pending. When it is not, the
+// condition's failure returns the item (ALL_OLD), whose backfilled ids are
+// returned.
+func (s *Store) Hold(ctx context.Context, channelID, connectionID, messageID string) (bool, []string, error) {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           &s.table,
+		Key:                                 key(chanPK(channelID), connSK(connectionID)),
+		UpdateExpression:                    aws.String("ADD held :id"),
+		ConditionExpression:                 aws.String("attribute_exists(pending)"),
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":id": &types.AttributeValueMemberSS{Value: []string{messageID}}},
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		var it connectionItem
+		if len(ccf.Item) > 0 {
+			if err := attributevalue.UnmarshalMap(ccf.Item, &it); err != nil {
+				return false, nil, chat.Internal(fmt.Errorf("dynamo: hold for connection %s: %w", connectionID, err))
+			}
+		}
+		return false, it.Backfilled, nil
+	}
+	if err != nil {
+		return false, nil, fail("hold for connection "+connectionID, err)
+	}
+	return true, nil, nil
+}
+
+// Messages implements realtime.BackfillStore with one BatchGetItem per 100
+// ids.
+func (s *Store) Messages(ctx context.Context, channelID string, ids []string) ([]chat.Message, error) {
+	var out []chat.Message
+	for start := 0; start < len(ids); start += translationBatch {
+		var keys []map[string]types.AttributeValue
+		for _, id := range ids[start:min(start+translationBatch, len(ids))] {
+			keys = append(keys, key(chanPK(channelID), messageSK(id)))
+		}
+		items, err := s.batchGet(ctx, "messages of channel "+channelID, keys)
+		if err != nil {
+			return nil, err
+		}
+		for _, av := range items {
+			var it messageItem
+			if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+				return nil, chat.Internal(fmt.Errorf("dynamo: messages of channel %s: %w", channelID, err))
+			}
+			out = append(out, it.message())
+		}
+	}
+	slices.SortFunc(out, func(a, b chat.Message) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// TypingConnection implements realtime.TypingStore with one UpdateItem of
+// the connection's lookup item: SET typing_at = now, on condition that the
+// item exists, has not expired, and its last typing_at is at least every
+// ago; ALL_NEW returns its channel and author. A failed condition (not
+// subscribed, or too soon) is false, not an error.
+func (s *Store) TypingConnection(ctx context.Context, connectionID string, now time.Time, every time.Duration) (realtime.Connection, bool, error) {
+	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                &s.table,
+		Key:                      key(connLookupPK(connectionID), metaSK),
+		UpdateExpression:         aws.String("SET typing_at = :now"),
+		ConditionExpression:      aws.String("attribute_exists(pk) AND #ttl > :sec AND (attribute_not_exists(typing_at) OR typing_at <= :before)"),
+		ExpressionAttributeNames: map[string]string{"#ttl": attrTTL},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":now": num(now.UnixMilli()), ":sec": num(now.Unix()), ":before": num(now.Add(-every).UnixMilli()),
+		},
+		ReturnValues: types.ReturnValueAllNew,
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return realtime.Connection{}, false, nil
+	}
+	if err != nil {
+		return realtime.Connection{}, false, fail("typing of connection "+connectionID, err)
+	}
+	var it connectionItem
+	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+		return realtime.Connection{}, false, chat.Internal(fmt.Errorf("dynamo: typing of connection %s: %w", connectionID, err))
+	}
+	c := it.connection()
+	return c, c.Live(now), nil
+}
+
+// Backfill implements realtime.BackfillStore with one Query of the
+// channel's messages after since, newest first, reversed: the newest max
+// of them, oldest first. next is the list position of the oldest returned
+// when more messages lie between it and since, or when DynamoDB ended the
+// Query at 1 MB first (the client pages the rest with GET).
+func (s *Store) Backfill(ctx context.Context, channelID, since string, max int) ([]chat.Message, string, error) {
+	if !chat.ValidID(since) {
+		return nil, "", chat.Internal(fmt.Errorf("dynamo: backfill of channel %s: since %q is not an id", channelID, since))
+	}
+	op := "backfill of channel " + channelID
+	// "MSG#<since>" itself sorts first in the range; one more than max
+	// beyond it tells whether more exist.
+	res, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		TableName:                 &s.table,
+		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :from AND :to"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(chanPK(channelID)), ":from": str(messageSK(since)), ":to": str("MSG$")},
+		ScanIndexForward:          aws.Bool(false),
+		ConsistentRead:            aws.Bool(true),
+		Limit:                     aws.Int32(int32(max + 2)),
+	})
+	if err != nil {
+		return nil, "", fail(op, err)
+	}
+	var msgs []chat.Message
+	more := len(res.LastEvaluatedKey) > 0
+	for _, av := range res.Items {
+		if getS(av, attrSK) == messageSK(since) {
+			more = false // reached since: nothing lies between
+			break
+		}
+		if len(msgs) == max {
+			more = true
+			break
+		}
+		var it messageItem
+		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+			return nil, "", chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
+		}
+		msgs = append(msgs, it.message())
+	}
+	slices.Reverse(msgs)
+	switch {
+	case !more:
+		return msgs, "", nil
+	case len(msgs) == 0:
+		// An item is at most 400 KB, so a 1 MB page holds two.
+		return nil, "", chat.Internal(fmt.Errorf("dynamo: %s: a page without a message", op))
+	}
+	return msgs, messageSK(msgs[0].ID), nil
 }
 
 // RealtimeChange returns what a stream record means to the realtime push:

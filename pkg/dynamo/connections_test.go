@@ -80,7 +80,7 @@ func TestRealtimeChange(t *testing.T) {
 	if _, ok := dynamo.RealtimeChange("INSERT", nil, roomImage(chat.RoomActive)); ok {
 		t.Fatalf("a room insert is a change")
 	}
-	if _, ok := dynamo.RealtimeChange("INSERT", nil, map[string]types.AttributeValue{"pk": s("CHAN#" + ch), "sk": s("CONN#abc=")}); ok {
+	if _, ok := dynamo.RealtimeChange("INSERT", nil, map[string]types.AttributeValue{"pk": s("CHAN#" + ch), "sk": s("SUB#abc=")}); ok {
 		t.Fatalf("a connection insert is a change")
 	}
 }

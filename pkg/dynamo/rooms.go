@@ -100,7 +100,11 @@ type readerItem struct {
 	Language string `dynamodbav:"language"`
 	// RoomID is set for guests: they read while their room is active.
 	RoomID string `dynamodbav:"room_id,omitempty"`
-	TTL    int64  `dynamodbav:"ttl,omitempty"`
+	// Token is rooms.SeatToken of the reader's current credential (the
+	// member's API token, the guest's last join's token): a realtime
+	// connection subscribed with another is no longer pushed to.
+	Token string `dynamodbav:"token,omitempty"`
+	TTL   int64  `dynamodbav:"ttl,omitempty"`
 }
 
 // seatsSK is the sort key of a room's seats item.
@@ -223,7 +227,7 @@ func (s *Store) CommitJoin(ctx context.Context, j rooms.Join) error {
 	items = append(items, put(s.table, sess, "attribute_not_exists(pk)", nil))
 	reader := readerItem{
 		PK: chanPK(g.ChannelID), SK: readerGuestSK(g.ID), Kind: chat.AuthorGuest, ID: g.ID,
-		Language: g.PreferredLanguage, RoomID: g.RoomID, TTL: roomTTL,
+		Language: g.PreferredLanguage, RoomID: g.RoomID, Token: rooms.SeatToken(j.TokenHash), TTL: roomTTL,
 	}
 	items = append(items, put(s.table, reader, "", nil))
 

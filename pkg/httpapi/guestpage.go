@@ -19,9 +19,9 @@ var guestPage = template.Must(template.ParseFS(web.Files, "guest.html"))
 
 // guestAssets are the page's static files by name, with their types.
 var guestAssets = map[string]string{
-	"guest.js":  "text/javascript; charset=utf-8",
-	"guest.css": "text/css; charset=utf-8",
-	"icon.svg":  "image/svg+xml",
+	"guest.js":    "text/javascript; charset=utf-8",
+	"guest.css":   "text/css; charset=utf-8",
+	"favicon.svg": "image/svg+xml",
 }
 
 // GuestPageHandler serves GET /rooms/{room_id}, the guest page, and GET

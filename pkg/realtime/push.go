@@ -101,7 +101,8 @@ type frame struct {
 	ID   string          `json:"id,omitempty"`
 }
 
-// Push acts on one change: it Queries the channel's connections once, reads
+// Push acts on one change: it Queries the channel's connections once (with
+// what ends their access: see Entitled), reads
 // one translation per distinct language its readers see (one batch read),
 // builds one view per distinct reader language, and sends it to each
 // connection that should see it (skipping those Sent says already got it).
@@ -119,6 +120,9 @@ func (p *Pusher) Push(ctx context.Context, c Change) error {
 	if err != nil || len(conns) == 0 {
 		return err
 	}
+	// Only connections still entitled (access.go), and not reading or sent
+	// c by their backfill (backfill.go), are pushed to.
+	conns = p.hold(ctx, c, p.entitled(ctx, conns))
 	var sends []send
 	switch c.Kind {
 	case RoomClosed:

@@ -18,8 +18,14 @@ const (
 	// MaxPerRoom is the most subscribed connections of one room's guests.
 	MaxPerRoom = 200
 	// MaxPerMember is the most subscribed connections of one workspace
-	// member on one channel.
+	// member on one channel (a member reading three channels may hold 15).
 	MaxPerMember = 5
+	// MaxBackfill is the most messages a subscribe with "since" sends
+	// before "subscribed"; past it, "backfill_truncated" names a cursor.
+	MaxBackfill = 200
+	// TypingEvery is the shortest time between two typing signals of one
+	// connection that readers are sent.
+	TypingEvery = 3 * time.Second
 	// MaxFrameBytes is API Gateway's WebSocket frame size.
 	MaxFrameBytes = 32 * 1024
 	// MaxMessageBytes is API Gateway's WebSocket message size, in either
@@ -57,6 +63,23 @@ type Connection struct {
 	// Language is the reader's preferred language.
 	Language  string
 	ExpiresAt time.Time
+	// Name is the reader's display name (a guest's nickname, a member's
+	// name): the author of its typing signals.
+	Name string
+	// Token identifies the credential the connection subscribed with
+	// (rooms.SeatToken of its hash): a connection whose credential was
+	// replaced or revoked is no longer entitled (see Access).
+	Token string
+	// Backfilled are the ids of the messages its subscribe's backfill sent
+	// that a live push could still be about to send: the push skips them.
+	Backfilled []string
+	// Pending is set while its subscribe's backfill is read and sent: a
+	// push holds the message for the subscribe to send instead (Holder).
+	Pending bool
+	// Access is what the store read, in the same Query, about the
+	// connection's right to read its channel now; nil when the store read
+	// none (a test's fake), which Entitled takes as entitled.
+	Access *Access
 }
 
 // Live reports whether c is still usable at now.
@@ -73,6 +96,49 @@ type ConnectionStore interface {
 	// DeleteConnection removes the connection's item; a missing one is not
 	// an error. Errors: EUnavailable, EInternal.
 	DeleteConnection(ctx context.Context, channelID, connectionID string) error
+}
+
+// BackfillStore reads what a reconnecting client missed.
+type BackfillStore interface {
+	// Backfill returns the channel's newest messages after the message id
+	// since (ULIDs sort by time, so since is a position in the channel's
+	// order), oldest first, at most max, with one Query. next is "" when
+	// they are all the messages after since; else it is the list position
+	// (GET .../messages' cursor position) of the oldest one returned, from
+	// which the client pages back towards since. Errors: EUnavailable,
+	// EInternal.
+	Backfill(ctx context.Context, channelID, since string, max int) (msgs []chat.Message, next string, err error)
+	// Ready ends the connection's backfill with one write: it records the
+	// ids the backfill sent that a push may still be about to send
+	// (Connection.Backfilled), stops holding pushes for it, and returns the
+	// ids of the messages whose pushes it held meanwhile (Holder). A
+	// connection whose item is gone is not an error. Errors: EUnavailable,
+	// EInternal.
+	Ready(ctx context.Context, channelID, connectionID string, sent []string) (held []string, err error)
+	// Messages reads the channel's messages of ids (missing ones are left
+	// out). Errors: EUnavailable, EInternal.
+	Messages(ctx context.Context, channelID string, ids []string) ([]chat.Message, error)
+}
+
+// Holder is implemented by a ConnectionStore that can hold a push for a
+// connection whose backfill is being read (Connection.Pending).
+type Holder interface {
+	// Hold records messageID on the connection's item if it is still
+	// pending, with one conditional write: true when held (its subscribe
+	// sends it). When no longer pending, false and the ids its backfill
+	// sent (Connection.Backfilled), as the item says now. Errors:
+	// EUnavailable, EInternal.
+	Hold(ctx context.Context, channelID, connectionID, messageID string) (held bool, backfilled []string, err error)
+}
+
+// TypingStore finds the connection a typing signal came from and limits
+// its signals.
+type TypingStore interface {
+	// TypingConnection returns the subscribed connection connectionID with
+	// one conditional write that records now as its last typing signal:
+	// false when it is not subscribed (or expired) or signalled less than
+	// every ago. Errors: EUnavailable, EInternal.
+	TypingConnection(ctx context.Context, connectionID string, now time.Time, every time.Duration) (Connection, bool, error)
 }
 
 // ErrGone is what a Sender returns for a connection that no longer exists

@@ -3,9 +3,11 @@ package realtime
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -16,11 +18,23 @@ type SubscribeRequest struct {
 	Token       string
 	WorkspaceID string
 	ChannelID   string
+	// Since, when set, is the id of the last message the client holds: the
+	// subscribe backfills what came after it (a well-formed id; the route
+	// refuses others).
+	Since string
 }
 
 // Subscribed is the answer to a subscribe that succeeded.
 type Subscribed struct {
 	Connection Connection
+	// Backfill holds the frames to send before "subscribed", in order: the
+	// messages after Since, oldest first, then "backfill_truncated" when
+	// there were more than MaxBackfill. Empty without Since.
+	Backfill [][]byte
+	// sent and recent are the ids of the backfill's messages, and of those
+	// recent enough that a push may still be on its way (Ready).
+	sent   map[string]bool
+	recent []string
 }
 
 // GuestSessions finds a guest token's session (rooms.SessionStore).
@@ -52,6 +66,14 @@ type Subscriber struct {
 	// member's counted connections are probed and the gone ones dropped.
 	Probe func(ctx context.Context, connectionID string) (bool, error)
 	Now   chat.Clock
+
+	// Backfills, Translations and Encode read and render a backfill
+	// (backfill.go); Cursor turns its list position into the cursor of
+	// the reader's GET .../messages (nil: no cursor is given).
+	Backfills    BackfillStore
+	Translations TranslationReader
+	Encode       func(rooms.MessageView) ([]byte, error)
+	Cursor       func(c Connection, position string) string
 }
 
 // ErrTooManyConnections answers a subscribe past MaxPerRoom or
@@ -71,7 +93,9 @@ func ErrTooManyConnections(limit int, of string) error {
 // A guest's subscribe reads its session twice (once to learn its room,
 // once to check it with the room, as the guest endpoints do); a member's
 // reads its token once. Both then Query the channel's connections once (the
-// limits) and write one item.
+// limits) and write its items (one BatchWriteItem). The connection is
+// registered before a backfill is read (backfill.go), so that nothing
+// stored meanwhile is missed.
 func (s *Subscriber) Subscribe(ctx context.Context, connectionID string, req SubscribeRequest) (Subscribed, error) {
 	if !ValidConnectionID(connectionID) {
 		return Subscribed{}, chat.Errorf(chat.EUnauthenticated, "Unauthenticated.")
@@ -97,7 +121,8 @@ func (s *Subscriber) Subscribe(ctx context.Context, connectionID string, req Sub
 		g := sess.Guest
 		c = Connection{ID: connectionID, WorkspaceID: room.WorkspaceID, ChannelID: room.ChannelID,
 			Kind: KindGuest, SubjectID: g.ID, RoomID: room.ID, Language: g.PreferredLanguage,
-			ExpiresAt: earliest(now.Add(ConnectionTTL), sess.ExpiresAt, room.ExpiresAt)}
+			ExpiresAt: earliest(now.Add(ConnectionTTL), sess.ExpiresAt, room.ExpiresAt),
+			Name:      g.Nickname, Token: rooms.SeatToken(chat.HashToken(token))}
 	} else {
 		p, err := s.Members.Authorize(ctx, "Bearer "+token, req.WorkspaceID)
 		if err != nil {
@@ -108,47 +133,71 @@ func (s *Subscriber) Subscribe(ctx context.Context, connectionID string, req Sub
 		}
 		c = Connection{ID: connectionID, WorkspaceID: p.WorkspaceID, ChannelID: req.ChannelID,
 			Kind: KindMember, SubjectID: p.UserID, Language: p.PreferredLanguage,
-			ExpiresAt: now.Add(ConnectionTTL)}
+			ExpiresAt: now.Add(ConnectionTTL), Name: p.Name, Token: rooms.SeatToken(chat.HashToken(token))}
 	}
 	existing, err := s.Store.Connections(ctx, c.ChannelID, now)
 	if err != nil {
 		return Subscribed{}, err
 	}
-	room := 0
-	var member []Connection
+	// counted are the connections that count against c's limit: the
+	// room's guests' or the member's on this channel. A connection whose
+	// access has ended (a replaced token, a closed room) counts for no one.
+	var counted []Connection
 	for _, e := range existing {
 		if e.ID == c.ID {
 			continue // a re-subscribe replaces its own item
 		}
-		if c.Kind == KindGuest && e.Kind == KindGuest && e.RoomID == c.RoomID {
-			room++
+		if ok, _ := e.Entitled(now); !ok {
+			continue
 		}
-		if c.Kind == KindMember && e.Kind == KindMember && e.SubjectID == c.SubjectID {
-			member = append(member, e)
+		if c.Kind == KindGuest && e.Kind == KindGuest && e.RoomID == c.RoomID ||
+			c.Kind == KindMember && e.Kind == KindMember && e.SubjectID == c.SubjectID {
+			counted = append(counted, e)
 		}
 	}
-	if len(member) >= MaxPerMember && s.Probe != nil {
-		member = s.dropGone(ctx, member)
+	limit, of := MaxPerRoom, "room"
+	if c.Kind == KindMember {
+		limit, of = MaxPerMember, "member on a channel"
 	}
-	switch {
-	case c.Kind == KindGuest && room >= MaxPerRoom:
-		return Subscribed{}, ErrTooManyConnections(MaxPerRoom, "room")
-	case c.Kind == KindMember && len(member) >= MaxPerMember:
-		return Subscribed{}, ErrTooManyConnections(MaxPerMember, "member")
+	if len(counted) >= limit && s.Probe != nil {
+		counted = s.dropGone(ctx, counted)
 	}
-	if err := s.Store.PutConnection(ctx, c); err != nil {
-		return Subscribed{}, err
+	if len(counted) >= limit {
+		return Subscribed{}, ErrTooManyConnections(limit, of)
 	}
-	return Subscribed{Connection: c}, nil
+	if req.Since == "" {
+		if err := s.Store.PutConnection(ctx, c); err != nil {
+			return Subscribed{}, err
+		}
+		return Subscribed{Connection: c}, nil
+	}
+	return s.backfill(ctx, c, req.Since)
 }
+
+// probeConcurrency bounds the GetConnection calls in flight at the limit.
+const probeConcurrency = 16
 
 // dropGone returns the connections of conns that still exist, deleting the
 // items of the others. A probe that fails counts the connection as live.
+// The Management API has no batch read: up to MaxPerRoom probes run,
+// probeConcurrency at a time, only when a subscribe meets its limit.
 func (s *Subscriber) dropGone(ctx context.Context, conns []Connection) []Connection {
+	alive := make([]bool, len(conns))
+	sem := make(chan struct{}, probeConcurrency)
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			ok, err := s.Probe(ctx, c.ID)
+			alive[i] = err != nil || ok
+		}()
+	}
+	wg.Wait()
 	live := conns[:0:0]
-	for _, c := range conns {
-		ok, err := s.Probe(ctx, c.ID)
-		if err != nil || ok {
+	for i, c := range conns {
+		if alive[i] {
 			live = append(live, c)
 			continue
 		}

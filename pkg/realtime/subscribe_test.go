@@ -3,6 +3,7 @@ package realtime_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -105,7 +106,7 @@ func TestSubscribe(t *testing.T) {
 				}
 				return
 			}
-			if len(store.put) != 1 || store.put[0] != got.Connection || got.Connection.ChannelID != chanID {
+			if len(store.put) != 1 || !reflect.DeepEqual(store.put[0], got.Connection) || got.Connection.ChannelID != chanID {
 				t.Fatalf("stored %v, answered %v", store.put, got)
 			}
 			if c := got.Connection; c.Kind == realtime.KindGuest && (c.Language != "es" || c.RoomID != roomID || !c.ExpiresAt.Equal(sess.ExpiresAt)) {

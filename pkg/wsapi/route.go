@@ -12,9 +12,11 @@ import (
 	"github.com/chatbridge/chat/pkg/realtime"
 )
 
-// Subscriber is realtime.Subscriber's one method.
+// Subscriber is realtime.Subscriber's two methods: Subscribe, then, after
+// "subscribed" is sent, Ready (the pushes held while a backfill was read).
 type Subscriber interface {
 	Subscribe(ctx context.Context, connectionID string, req realtime.SubscribeRequest) (realtime.Subscribed, error)
+	Ready(ctx context.Context, sub realtime.Subscribed) ([][]byte, error)
 }
 
 // Route serves the WebSocket API's $default route. The template declares no
@@ -24,6 +26,13 @@ type Subscriber interface {
 type Route struct {
 	Subscriber Subscriber
 	Sender     realtime.Sender
+	// Typist relays {"action": "typing"}; nil ignores it.
+	Typist Typist
+}
+
+// Typist is realtime.Typist's one method.
+type Typist interface {
+	Signal(ctx context.Context, connectionID string)
 }
 
 // request is a client message.
@@ -32,6 +41,8 @@ type request struct {
 	Token       string `json:"token"`
 	WorkspaceID string `json:"workspace_id"`
 	ChannelID   string `json:"channel_id"`
+	// Since is kept raw to tell a wrong type from a missing field.
+	Since json.RawMessage `json:"since"`
 }
 
 // Answer frames.
@@ -57,8 +68,12 @@ const (
 )
 
 // Handle answers one message. {"action":"subscribe",...} subscribes (then
-// {"type":"subscribed",...}); {"action":"ping"} answers {"type":"pong"}
-// (a client keeps its connection past API Gateway's idle timeout with it).
+// the backfill when it names "since", then {"type":"subscribed",...});
+// {"action":"ping"} answers {"type":"pong"} (a client keeps its connection
+// past API Gateway's idle timeout with it); {"action":"typing"} is relayed
+// to the channel's other readers and never answered (a connection that has
+// not subscribed is ignored, not closed: a page may type while it
+// reconnects).
 // Anything else, and every refused subscribe, is answered
 // {"type":"error","code":...} and the connection is closed. It always
 // returns 200 to API Gateway: answers go through the Management API.
@@ -85,8 +100,17 @@ func (h *Route) Handle(ctx context.Context, ev events.APIGatewayWebsocketProxyRe
 	switch req.Action {
 	case "ping":
 		h.send(ctx, id, map[string]string{"type": "pong"})
+	case "typing":
+		if h.Typist != nil {
+			h.Typist.Signal(ctx, id)
+		}
 	case "subscribe":
-		sub, err := h.Subscriber.Subscribe(ctx, id, realtime.SubscribeRequest{Token: req.Token, WorkspaceID: req.WorkspaceID, ChannelID: req.ChannelID})
+		since, valid := sinceOf(req.Since)
+		if !valid {
+			h.refuse(ctx, id, codeInvalidMessage, `"since" must be the id of a message.`)
+			return ok, nil
+		}
+		sub, err := h.Subscriber.Subscribe(ctx, id, realtime.SubscribeRequest{Token: req.Token, WorkspaceID: req.WorkspaceID, ChannelID: req.ChannelID, Since: since})
 		if err != nil {
 			code := chat.ErrorCode(err)
 			msg := "The subscription was refused."
@@ -99,23 +123,54 @@ func (h *Route) Handle(ctx context.Context, ev events.APIGatewayWebsocketProxyRe
 			h.refuse(ctx, id, code, msg)
 			return ok, nil
 		}
+		for _, b := range sub.Backfill {
+			h.sendRaw(ctx, id, b)
+		}
 		c := sub.Connection
 		h.send(ctx, id, subscribed{Type: "subscribed", ChannelID: c.ChannelID, RoomID: c.RoomID, WorkspaceID: c.WorkspaceID,
 			Language: c.Language, ExpiresAt: chat.FormatTime(c.ExpiresAt)})
+		held, err := h.Subscriber.Ready(ctx, sub)
+		if err != nil {
+			// The held pushes cannot be sent: the client must reconnect.
+			slog.ErrorContext(ctx, "realtime: backfill ready failed", "error", err.Error())
+			h.refuse(ctx, id, chat.ErrorCode(err), "The subscription failed; subscribe again.")
+			return ok, nil
+		}
+		for _, b := range held {
+			h.sendRaw(ctx, id, b)
+		}
 	default:
-		h.refuse(ctx, id, codeUnknownAction, `The action must be "subscribe" or "ping".`)
+		h.refuse(ctx, id, codeUnknownAction, `The action must be "subscribe", "typing" or "ping".`)
 	}
 	return ok, nil
 }
 
 func (h *Route) send(ctx context.Context, id string, v any) {
 	b, err := json.Marshal(v)
-	if err == nil {
-		err = h.Sender.Send(ctx, id, b)
+	if err != nil {
+		slog.WarnContext(ctx, "realtime: answer", "connection", id, "error", err.Error())
+		return
 	}
-	if err != nil && !errors.Is(err, realtime.ErrGone) {
+	h.sendRaw(ctx, id, b)
+}
+
+func (h *Route) sendRaw(ctx context.Context, id string, b []byte) {
+	if err := h.Sender.Send(ctx, id, b); err != nil && !errors.Is(err, realtime.ErrGone) {
 		slog.WarnContext(ctx, "realtime: answer", "connection", id, "error", err.Error())
 	}
+}
+
+// sinceOf reads a subscribe's "since": absent or null is "", a message id
+// (a ULID) is itself; anything else is not ok.
+func sinceOf(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil || !chat.ValidID(s) {
+		return "", false
+	}
+	return s, true
 }
 
 // refuse answers an error frame, then closes the connection.

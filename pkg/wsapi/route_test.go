@@ -19,6 +19,8 @@ func (f subscribeFunc) Subscribe(ctx context.Context, id string, req realtime.Su
 	return f(ctx, id, req)
 }
 
+func (f subscribeFunc) Ready(context.Context, realtime.Subscribed) ([][]byte, error) { return nil, nil }
+
 type recorder struct {
 	sent   []string
 	closed []string

@@ -33,13 +33,33 @@ const (
 // $default route), answering through sender.
 func Route(a *app.App, sender *apigwmanagement.Client) *wsapi.Route {
 	return &wsapi.Route{Sender: sender, Subscriber: &realtime.Subscriber{
-		Sessions: a.Store,
-		Guests:   &rooms.GuestAuth{Sessions: a.Store, Now: a.Now},
-		Members:  a.Auth(),
-		Store:    a.Store,
-		Probe:    sender.Alive,
-		Now:      a.Now,
-	}}
+		Sessions:     a.Store,
+		Guests:       &rooms.GuestAuth{Sessions: a.Store, Now: a.Now},
+		Members:      a.Auth(),
+		Store:        a.Store,
+		Probe:        sender.Alive,
+		Now:          a.Now,
+		Backfills:    a.Store,
+		Translations: a.Store,
+		Encode:       httpapi.EncodeMessageView,
+		Cursor:       backfillCursor(a),
+	}, Typist: &realtime.Typist{Typing: a.Store, Store: a.Store, Sender: sender, Now: a.Now}}
+}
+
+// backfillCursor makes a backfill's "next_cursor": the cursor of the
+// reader's own list (GuestMessagesHandler's scope for a guest,
+// ChannelMessagesHandler's for a member), positioned at the oldest message
+// the backfill sent; nil without a cursor key.
+func backfillCursor(a *app.App) func(realtime.Connection, string) string {
+	if a.Cursor == nil {
+		return nil
+	}
+	return func(c realtime.Connection, position string) string {
+		if c.Kind == realtime.KindGuest {
+			return a.Cursor.Encode("room-messages:"+c.RoomID, position)
+		}
+		return a.Cursor.Encode("channel-messages:"+c.WorkspaceID+":"+c.ChannelID, position)
+	}
 }
 
 // EnvPushConcurrency names the most PostToConnection calls
