@@ -5,14 +5,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	evs "github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/messages"
@@ -69,7 +76,7 @@ func (w *world) drain(t *testing.T, queue string) []string {
 }
 
 // queueLength is the number of messages queue holds, visible or not.
-func (w *world) queueLength(t *testing.T, queue string) string {
+func (w *world) queueLength(t testing.TB, queue string) string {
 	t.Helper()
 	url := w.st.Resources.Queues[queue]
 	out, err := w.st.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: &url,
@@ -233,5 +240,109 @@ func TestReplayNeedsTheFanout(t *testing.T) {
 	rp := &relay.Replayer{Relay: &relay.Relay{}}
 	if _, err := rp.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "fan-out") {
 		t.Fatalf("got %v, want an error naming the fan-out", err)
+	}
+}
+
+// consume receives and deletes queue's messages until ctx ends, counting them.
+func (w *world) consume(ctx context.Context, queue string) *atomic.Int64 {
+	url := w.st.Resources.Queues[queue]
+	var n atomic.Int64
+	go func() {
+		for ctx.Err() == nil {
+			out, err := w.st.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: &url, MaxNumberOfMessages: 10, VisibilityTimeout: 300})
+			if err != nil || len(out.Messages) == 0 {
+				time.Sleep(20 * time.Millisecond)
+				continue
+			}
+			var del []sqstypes.DeleteMessageBatchRequestEntry
+			for i, m := range out.Messages {
+				del = append(del, sqstypes.DeleteMessageBatchRequestEntry{Id: aws.String(fmt.Sprint(i)), ReceiptHandle: m.ReceiptHandle})
+			}
+			if _, err := w.st.SQS.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: &url, Entries: del}); err == nil {
+				n.Add(int64(len(out.Messages)))
+			}
+		}
+	}()
+	return &n
+}
+
+// BenchmarkReplay10000 measures the replay of 10,000 failed records against
+// moto: 100 failure records (Lambda's batch of 100), each naming 100 parked
+// message inserts of one workspace whose one outbound webhook subscribes to
+// message.created, so each record costs a translation job, an event
+// envelope and a delivery. Consumers drain both queues meanwhile, as the
+// functions would. It reports the replay's time and rate (setup excluded)
+// and checks that every job and delivery was sent, once.
+func BenchmarkReplay10000(b *testing.B) {
+	const records, batch = 10000, 100
+	for range b.N {
+		b.StopTimer()
+		w := &world{st: stacktest.New(b), channel: ids.New(time.Now())}
+		w.store = dynamo.New(w.st.DB, w.st.Table)
+		stream := w.st.Resources.StreamARN
+		ctx := context.Background()
+		now := time.Now().UTC()
+		ws := ids.New(now)
+		hook, err := attributevalue.MarshalMap(map[string]any{"pk": "WS#" + ws, "sk": "OWH#2026-01-01T00:00:00.000000000Z#" + ids.New(now),
+			"id": ids.New(now), "active": true, "url": "https://out.example.invalid/", "signing_secret": "s", "events": []string{evs.MessageCreated}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := w.st.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &w.st.Table, Item: hook}); err != nil {
+			b.Fatal(err)
+		}
+		// One real message item is the template of every parked image.
+		m := chat.Message{ID: ids.New(now), WorkspaceID: ws, ChannelID: w.channel, Author: chat.Author{Type: chat.AuthorBot, Name: "CI Bot"},
+			Content: "Deploy finished", SourceLanguage: "en", Status: chat.MessageQueued, CreatedAt: now}
+		if err := w.store.PutMessage(ctx, m); err != nil {
+			b.Fatal(err)
+		}
+		got, err := w.st.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &w.st.Table, Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "CHAN#" + w.channel}, "sk": &types.AttributeValueMemberS{Value: "MSG#" + m.ID}}})
+		if err != nil || got.Item == nil {
+			b.Fatalf("read the message back: %v", err)
+		}
+		recs := make([]dynamo.StreamRecord, records)
+		for i := range recs {
+			image := maps.Clone(got.Item)
+			id := ids.New(now)
+			image["id"], image["sk"] = &types.AttributeValueMemberS{Value: id}, &types.AttributeValueMemberS{Value: "MSG#" + id}
+			recs[i] = dynamo.StreamRecord{Seq: fmt.Sprintf("1%020d", i), EventName: "INSERT", At: now, Image: image}
+		}
+		if err := w.store.ParkStreamRecords(ctx, stream, recs, now); err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < records; i += batch {
+			body := failureRecord(stream, "shardId-local", recs[i].Seq, recs[i+batch-1].Seq, batch)
+			url := w.st.Resources.Queues["RelayFailureQueue"]
+			if _, err := w.st.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: &url, MessageBody: aws.String(body)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		w.st.Calls.Reset()
+		// Consumers keep the queues short, as the translation and delivery
+		// functions do: moto's SendMessage slows with the queue's length.
+		drainCtx, stopDrain := context.WithCancel(ctx)
+		jobs, deliveries := w.consume(drainCtx, "TranslationQueue"), w.consume(drainCtx, "DeliveryQueue")
+		b.StartTimer()
+		start := time.Now()
+		res, err := w.replayer().Run(ctx)
+		elapsed := time.Since(start)
+		b.StopTimer()
+		calls := w.st.Calls.Total()
+		if err != nil || res.Replayed != records/batch || res.StreamRecords != records {
+			b.Fatalf("replay: %+v %v, want %d failure records and %d stream records replayed", res, err, records/batch, records)
+		}
+		for deadline := time.Now().Add(5 * time.Minute); (jobs.Load() < records || deliveries.Load() < records) && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Millisecond)
+		}
+		stopDrain()
+		if jobs.Load() != records || deliveries.Load() != records {
+			b.Fatalf("consumed %d jobs and %d deliveries, want %d of each", jobs.Load(), deliveries.Load(), records)
+		}
+		b.ReportMetric(elapsed.Seconds(), "s/replay")
+		b.ReportMetric(float64(records)/elapsed.Seconds(), "records/s")
+		b.Logf("replayed %d records (%d failure records) in %s; %d AWS calls, the consumers' included", records, records/batch, elapsed.Round(time.Millisecond), calls)
+		b.StartTimer()
 	}
 }
