@@ -6,7 +6,9 @@
 // refuses for good is set aside rather than retried, so that it never holds
 // back its shard; its message keeps the marker that the sweep (Sweep)
 // re-queues from, as it does for any message the relay never got to
-// (docs/delivery.md).
+// (docs/delivery.md). Records it could not finish are also parked in the
+// table, so that a replay of Lambda's failure records (Replayer) redoes
+// their work, jobs and events alike, without reading the stream.
 package relay
 
 import (
