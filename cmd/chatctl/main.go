@@ -3,7 +3,7 @@
 //	chatctl serve              run the whole API locally (ADDR, default 127.0.0.1:3000)
 //	chatctl apply FILE|-       create or update workspaces from a fixture document
 //	chatctl post ...           send a correctly authenticated inbound webhook request
-//	chatctl replay-relay-failures  queue again the messages of RelayFailureQueue's records
+//	chatctl replay-relay-failures  redo the relay's work (jobs and events) for RelayFailureQueue's records
 //	chatctl local-aws          moto_server with AWS's limits, the table and queues (--addr)
 //
 // Every subcommand honours AWS_ENDPOINT_URL, AWS_REGION and TABLE_NAME, with
@@ -23,7 +23,7 @@ const usage = `usage:
   chatctl serve [--demo]        run the API locally at $ADDR (default 127.0.0.1:3000)
   chatctl apply FILE|-          apply a fixture document; prints it with generated values
   chatctl post --webhook-url URL (--secret S | --signing-secret S) [--idempotency-key K] CONTENT
-  chatctl replay-relay-failures [--failure-queue-url URL] [--queue-url URL]
+  chatctl replay-relay-failures [--failure-queue-url URL] [--queue-url URL] [--delivery-queue-url URL]
   chatctl listen --signing-secret S [--addr 127.0.0.1:PORT]   receive webhook deliveries, print each event
   chatctl local-aws [--addr 127.0.0.1:PORT] [--sqs-in-flight N] [--sam-env-vars FILE]   serve the faithful local AWS
 `

@@ -9,11 +9,10 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
@@ -22,20 +21,22 @@ import (
 const envFailureQueueURL = "RELAY_FAILURE_QUEUE_URL"
 
 // runReplayRelayFailures replays every record of RelayFailureQueue (Lambda's
-// on-failure records of the outbox relay's stream mapping): their messages
-// are queued for translation again, from the stream while it holds them,
-// else by a sweep run over PendingTranslationIndex. It prints what it did
-// as JSON.
+// on-failure records of the outbox relay's stream mapping) without reading
+// the stream: the records the relay parked in those ranges go through the
+// relay's work again, translation jobs and events alike (relay.Replayer).
+// It prints what it did as JSON.
 func runReplayRelayFailures(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("replay-relay-failures", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	failures := fs.String("failure-queue-url", awsenv.Get(envFailureQueueURL, ""), "RelayFailureQueue's URL ($"+envFailureQueueURL+")")
 	queue := fs.String("queue-url", awsenv.Get(awsenv.EnvQueueURL, ""), "TranslationQueue's URL ($"+awsenv.EnvQueueURL+")")
+	deliveries := fs.String("delivery-queue-url", awsenv.Get(awsenv.EnvDeliveryQueueURL, ""), "DeliveryQueue's URL ($"+awsenv.EnvDeliveryQueueURL+")")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *failures == "" || *queue == "" {
-		return errors.New("replay-relay-failures needs --failure-queue-url and --queue-url (or $" + envFailureQueueURL + " and $" + awsenv.EnvQueueURL + ")")
+	if *failures == "" || *queue == "" || *deliveries == "" {
+		return errors.New("replay-relay-failures needs --failure-queue-url, --queue-url and --delivery-queue-url (or $" +
+			envFailureQueueURL + ", $" + awsenv.EnvQueueURL + " and $" + awsenv.EnvDeliveryQueueURL + ")")
 	}
 	slog.SetDefault(slog.New(slog.NewJSONHandler(stderr, nil)))
 	localEnv()
@@ -47,8 +48,8 @@ func runReplayRelayFailures(ctx context.Context, args []string, stdout, stderr i
 	translations := sqsqueue.New(client, *queue)
 	rp := &relay.Replayer{
 		Failures: sqsqueue.New(client, *failures),
-		Stream:   dynamo.NewStreamReader(dynamodbstreams.NewFromConfig(a.AWS)),
-		Relay:    &relay.Relay{Queue: translations},
+		Parked:   a.Store,
+		Relay:    &relay.Relay{Queue: translations, Events: delivering.Fanout(a, *deliveries)},
 		Sweep:    &relay.Sweep{Store: a.Store, Queue: translations, Now: a.Now},
 	}
 	res, runErr := rp.Run(ctx)
@@ -57,11 +58,14 @@ func runReplayRelayFailures(ctx context.Context, args []string, stdout, stderr i
 		return err
 	}
 	fmt.Fprintln(stdout, string(out))
-	if runErr != nil {
+	switch {
+	case runErr != nil:
 		return runErr
-	}
-	if res.Left > 0 {
+	case res.Left > 0:
 		return fmt.Errorf("%d failure record(s) could not be replayed now and stay in the queue; run again later", res.Left)
+	case res.Unparked > 0:
+		return fmt.Errorf("%d failure record(s) name no parked record: the relay could not park them, so their events cannot be restored; "+
+			"the sweep re-queued unfinished translations; they stay in the queue (see the error log for their ranges)", res.Unparked)
 	}
 	return nil
 }

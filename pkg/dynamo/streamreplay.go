@@ -2,93 +2,105 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"strings"
+	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
-	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
 )
 
-// maxReplayPages bounds the GetRecords calls of one replayed range: a range
-// the relay was given holds at most its batch of records, yet an open shard
-// may answer empty pages before them.
-const maxReplayPages = 100
+// ParkedRetention is how long a parked stream record is kept: longer than
+// RelayFailureQueue keeps the failure record that points to it (14 days),
+// so a failure record never outlives the records it names.
+const ParkedRetention = 15 * 24 * time.Hour
 
-// StreamReader reads message inserts back from the table's stream, for
-// replaying the relay's failure records. It implements relay.StreamReader.
-type StreamReader struct{ client *dynamodbstreams.Client }
+// seqDigits is the width sequence numbers are padded to in a sort key, so
+// that string order is numeric order (they have up to 40 digits).
+const seqDigits = 40
 
-// NewStreamReader returns a reader using client.
-func NewStreamReader(client *dynamodbstreams.Client) *StreamReader {
-	return &StreamReader{client: client}
+// StreamRecord is one record of the table's stream as the relay reads it:
+// what the relay's work depends on, and no more (the old image is not).
+type StreamRecord struct {
+	// Seq is the record's sequence number.
+	Seq       string
+	EventName string
+	// At is the record's approximate creation time.
+	At    time.Time
+	Image map[string]types.AttributeValue
 }
 
-// Messages returns the messages inserted in shard of stream at sequence
-// numbers from to to, inclusive: one GetShardIterator, then GetRecords
-// until a record past to (or the shard's end). Errors: ENotFound when the
-// stream no longer holds the range (trimmed after 24 hours, an expired
-// iterator, a stream or shard that is gone); EUnavailable otherwise.
-func (r *StreamReader) Messages(ctx context.Context, stream, shard, from, to string) ([]chat.Message, error) {
-	op := fmt.Sprintf("read stream shard %s from %s to %s", shard, from, to)
-	it, err := r.client.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{
-		StreamArn: &stream, ShardId: &shard, SequenceNumber: &from,
-		ShardIteratorType: streamtypes.ShardIteratorTypeAtSequenceNumber,
-	})
-	if err != nil {
-		return nil, streamFail(op, err)
+// StreamRecordOf converts a record of a Lambda DynamoDB stream event.
+func StreamRecordOf(rec events.DynamoDBEventRecord) StreamRecord {
+	return StreamRecord{Seq: rec.Change.SequenceNumber, EventName: rec.EventName,
+		At: rec.Change.ApproximateCreationDateTime.Time, Image: FromLambdaImage(rec.Change.NewImage)}
+}
+
+// A parked record is a stream record the relay could not finish: pk
+// RELAYPARK#<stream ARN>, sk <sequence number, zero-padded>, so a failure
+// record's range is one Query; the image is kept as the map it was.
+const (
+	attrParkedSeq   = "seq"
+	attrParkedEvent = "event_name"
+	attrParkedAt    = "at_ns"
+	attrParkedImage = "image"
+)
+
+func parkedPK(stream string) string { return "RELAYPARK#" + stream }
+
+func parkedSK(seq string) string {
+	if len(seq) >= seqDigits {
+		return seq
 	}
-	var out []chat.Message
-	next := it.ShardIterator
-	for page := 0; next != nil && page < maxReplayPages; page++ {
-		recs, err := r.client.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: next})
+	return strings.Repeat("0", seqDigits-len(seq)) + seq
+}
+
+// ParkStreamRecords keeps recs of stream for a replay of the relay's
+// failures (pkg/relay), with BatchWriteItem, 25 a call; parking a record
+// again overwrites it with the same content. Errors: EUnavailable;
+// EInternal for a record DynamoDB refuses (an image near the 400 KB item
+// limit).
+func (s *Store) ParkStreamRecords(ctx context.Context, stream string, recs []StreamRecord, now time.Time) error {
+	reqs := make([]types.WriteRequest, 0, len(recs))
+	for _, r := range recs {
+		item := map[string]types.AttributeValue{
+			attrPK: str(parkedPK(stream)), attrSK: str(parkedSK(r.Seq)), attrParkedSeq: str(r.Seq),
+			attrParkedEvent: str(r.EventName), attrParkedAt: num(r.At.UnixNano()),
+			attrParkedImage: &types.AttributeValueMemberM{Value: r.Image}, attrTTL: num(epoch(now.Add(ParkedRetention))),
+		}
+		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
+	}
+	return s.batchWrite(ctx, "park stream records", reqs)
+}
+
+// ParkedStreamRecords returns the records of stream parked with sequence
+// numbers from to to, inclusive, in stream order: one Query (paged).
+// Errors: EUnavailable.
+func (s *Store) ParkedStreamRecords(ctx context.Context, stream, from, to string) ([]StreamRecord, error) {
+	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
+		TableName:              &s.table,
+		KeyConditionExpression: aws.String("pk = :pk AND sk BETWEEN :from AND :to"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": str(parkedPK(stream)), ":from": str(parkedSK(from)), ":to": str(parkedSK(to))},
+		ConsistentRead: aws.Bool(true),
+	})
+	var out []StreamRecord
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, streamFail(op, err)
+			return nil, fail("query parked stream records", err)
 		}
-		for _, rec := range recs.Records {
-			if rec.Dynamodb == nil {
-				continue
+		for _, it := range page.Items {
+			image, ok := it[attrParkedImage].(*types.AttributeValueMemberM)
+			if !ok {
+				return nil, chat.Internal(fmt.Errorf("dynamo: parked stream record %s: no image", getS(it, attrSK)))
 			}
-			if seqAfter(aws.ToString(rec.Dynamodb.SequenceNumber), to) {
-				return out, nil
-			}
-			if rec.EventName != streamtypes.OperationTypeInsert {
-				continue
-			}
-			image, err := attributevalue.FromDynamoDBStreamsMap(rec.Dynamodb.NewImage)
-			if err != nil {
-				continue
-			}
-			if m, ok := MessageFromImage(image); ok {
-				out = append(out, m)
-			}
+			out = append(out, StreamRecord{Seq: getS(it, attrParkedSeq), EventName: getS(it, attrParkedEvent),
+				At: time.Unix(0, getN(it, attrParkedAt)).UTC(), Image: image.Value})
 		}
-		next = recs.NextShardIterator
 	}
 	return out, nil
-}
-
-// seqAfter reports whether sequence number a comes after b. They are
-// decimal numbers of up to 40 digits, past any integer type.
-func seqAfter(a, b string) bool {
-	if len(a) != len(b) {
-		return len(a) > len(b)
-	}
-	return a > b
-}
-
-// streamFail maps a stream error: records that are no longer there are
-// ENotFound, anything else is EUnavailable.
-func streamFail(op string, err error) error {
-	var (
-		trimmed *streamtypes.TrimmedDataAccessException
-		expired *streamtypes.ExpiredIteratorException
-		missing *streamtypes.ResourceNotFoundException
-	)
-	if errors.As(err, &trimmed) || errors.As(err, &expired) || errors.As(err, &missing) {
-		return chat.Errorf(chat.ENotFound, "dynamo: %s: %v", op, err)
-	}
-	return chat.Unavailable(fmt.Errorf("dynamo: %s: %w", op, err))
 }

@@ -44,7 +44,8 @@ func (q *memQuota) Hit(_ context.Context, ws string, window, _ time.Time) (int64
 // memStore is an inbound.Store in memory, with the conditions of the
 // DynamoDB store: a live record holds its key, and a fresh signature is
 // used once, unless again by a request with the same key. acceptErr and
-// logErr, when set, make those writes fail without writing.
+// logErr, when set, make those writes fail without writing; sigLogErr
+// fails only the log writes that carry a signature.
 type memStore struct {
 	records   map[string]inbound.Record
 	sigs      map[string]inbound.SignatureUse
@@ -52,6 +53,7 @@ type memStore struct {
 	logs      []chat.RequestLog
 	acceptErr error
 	logErr    error
+	sigLogErr error
 }
 
 func newMemStore() *memStore {
@@ -95,6 +97,9 @@ func (s *memStore) Accept(_ context.Context, a inbound.Acceptance, now time.Time
 func (s *memStore) Log(_ context.Context, rec chat.RequestLog, sig *inbound.SignatureUse, now time.Time) (inbound.Outcome, error) {
 	if s.logErr != nil {
 		return 0, s.logErr
+	}
+	if sig != nil && s.sigLogErr != nil {
+		return 0, s.sigLogErr
 	}
 	if sig != nil {
 		if s.sigUsed(sig, now) {

@@ -314,15 +314,17 @@ func (d *decision) refuse(ctx context.Context, err error, sig *SignatureUse) Res
 }
 
 // record writes the log record with sig. It returns signature_replayed when
-// the signature was used, and the store's error when a signature to record
-// could not be: answering as if it were would leave it usable again. A
-// failed check only (sig.CheckOnly) keeps the answer, which posts nothing.
+// the signature was used, and the store's error when the write failed: a
+// signature to record that was not would stay usable again, and one only
+// to check (sig.CheckOnly) was not judged, so the request's own answer
+// would skip step 4. The caller then answers the error and logs the
+// request without the signature (reject), so it is still in the log.
 func (d *decision) record(ctx context.Context, sig *SignatureUse) error {
 	outcome, err := d.write(ctx, sig)
 	switch {
 	case outcome == SignatureUsed:
 		return errReplayed()
-	case err != nil && sig != nil && !sig.CheckOnly:
+	case err != nil:
 		return err
 	}
 	return nil
@@ -336,13 +338,16 @@ func (d *decision) reject(ctx context.Context, err error) Result {
 	return Result{Err: err, Quota: d.quota}
 }
 
-// write stores the log record (with sig, see Store.Log); a failure to log
-// must not change the answer, so it is only reported.
+// write stores the log record (with sig, see Store.Log). A failure is
+// logged as an error, with the record's fields but never a credential: a
+// request missing from the request log is a fault an operator must see.
 func (d *decision) write(ctx context.Context, sig *SignatureUse) (Outcome, error) {
 	d.log.DurationMS = d.svc.Now().Sub(d.req.ReceivedAt).Milliseconds()
 	outcome, err := d.svc.Store.Log(context.WithoutCancel(ctx), d.log, sig, d.svc.Now())
 	if err != nil {
-		slog.WarnContext(ctx, "write inbound request log", "error", err.Error(), "webhook_id", d.log.WebhookID)
+		slog.ErrorContext(ctx, "inbound: request log record not written", "error", err.Error(),
+			"workspace_id", d.log.WorkspaceID, "webhook_id", d.log.WebhookID, "request_log_id", d.log.ID,
+			"status", d.log.Status, "error_code", d.log.ErrorCode, "with_signature", sig != nil)
 	}
 	return outcome, err
 }

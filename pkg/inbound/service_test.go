@@ -175,8 +175,24 @@ func TestReplayWhoseSignatureCannotBeRecorded(t *testing.T) {
 	wantResult(t, "first", svc.Post(ctx, signedReq(body, "1767225600", "k")), 202, "")
 	store.logErr = chat.Unavailable(nil)
 	wantResult(t, "replay, store down", svc.Post(ctx, signedReq(body, "1767225601", "k")), 503, chat.EUnavailable)
-	// A refusal that only checks the signature keeps its answer.
-	wantResult(t, "invalid body, store down", svc.Post(ctx, signedReq(`{}`, "1767225601", "")), 422, chat.EValidation)
+	// A refusal whose signature could not be checked was not judged at
+	// step 4: it is answered with the store's error, never as if the
+	// signature were unused.
+	wantResult(t, "invalid body, store down", svc.Post(ctx, signedReq(`{}`, "1767225601", "")), 503, chat.EUnavailable)
+}
+
+// A refused signed request whose log write with the signature check fails
+// is still logged, by the plain write, with the answer it got.
+func TestRefusedSignedRequestLoggedWhenItsCheckFails(t *testing.T) {
+	svc, store := newService()
+	store.sigLogErr = chat.Unavailable(nil)
+	wantResult(t, "invalid body, check failing", svc.Post(t.Context(), signedReq(`{}`, "1767225601", "")), 503, chat.EUnavailable)
+	if len(store.logs) != 1 {
+		t.Fatalf("got %d log records, want 1", len(store.logs))
+	}
+	if got := store.logs[0]; got.Outcome != chat.OutcomeRejected || got.Status != 503 || got.ErrorCode != chat.EUnavailable {
+		t.Fatalf("got log record %s %d %s, want rejected 503 %s", got.Outcome, got.Status, got.ErrorCode, chat.EUnavailable)
+	}
 }
 
 func TestLogKeepsTheWholeBodySize(t *testing.T) {

@@ -33,46 +33,7 @@ import (
 func TestFanoutFromTheStream(t *testing.T) {
 	w := newWorld(t)
 	ctx := context.Background()
-	now := time.Now().UTC()
-	ws := ids.New(now)
-	put := func(item map[string]any) {
-		av, err := attributevalue.MarshalMap(item)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.st.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &w.st.Table, Item: av}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	outID, supID, offID := ids.New(now), ids.New(now), ids.New(now)
-	put(map[string]any{"pk": "WS#" + ws, "sk": "OWH#2026-01-01T00:00:00.000000000Z#" + outID, "id": outID, "active": true,
-		"url": "https://out.example.invalid/", "signing_secret": "s", "events": evs.Types})
-	put(map[string]any{"pk": "WS#" + ws, "sk": "OWH#2026-01-01T00:00:01.000000000Z#" + offID, "id": offID, "active": false,
-		"url": "https://off.example.invalid/", "signing_secret": "s", "events": evs.Types})
-	put(map[string]any{"pk": "WS#" + ws, "sk": "SWH#2026-01-01T00:00:00.000000000Z#" + supID, "id": supID, "active": true,
-		"url": "https://support.example.invalid/", "signing_secret": "s"})
-	room := rooms.ManagedRoom{Room: chat.Room{ID: ids.New(now), WorkspaceID: ws, ChannelID: w.channel, Name: "Support <1>",
-		Status: chat.RoomActive, ExpiresAt: now.Add(time.Hour)}, CreatedAt: now}
-	if err := w.store.CreateRoom(ctx, room); err != nil {
-		t.Fatal(err)
-	}
-	guest := ids.New(now)
-	put(map[string]any{"pk": "ROOM#" + room.ID, "sk": "GUEST#" + guest, "id": guest, "room_id": room.ID, "workspace_id": ws,
-		"channel_id": w.channel, "nickname": "Zoë", "preferred_language": "es", "token_hash": "SECRET-HASH",
-		"created_at": now, "updated_at": now, "session_expires_at": now.Add(time.Hour)})
-	put(map[string]any{"pk": "CHAN#" + w.channel, "sk": "READER#GUEST#" + guest, "kind": "guest", "id": guest, "language": "es", "room_id": room.ID})
-	m := chat.Message{ID: ids.New(now), WorkspaceID: ws, ChannelID: w.channel, Author: chat.Author{Type: chat.AuthorGuest, ID: guest, Name: "Zoë"},
-		Content: "hola <b>", SourceLanguage: "es", Status: chat.MessageQueued, CreatedAt: now}
-	if err := w.store.PutMessage(ctx, m); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.store.SaveTranslations(ctx, w.channel, m.ID, []chat.Translation{{MessageID: m.ID, Language: "en", Content: "hello <b>",
-		SourceLanguage: "es", CreatedAt: now}}, true); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.store.CloseRoom(ctx, room); err != nil {
-		t.Fatal(err)
-	}
+	room, m := seedEveryEvent(t, w)
 	ev := allStreamRecords(t, w)
 	dq := w.st.Resources.Queues["DeliveryQueue"]
 	r := &relay.Relay{Queue: sqsqueue.New(w.st.SQS, w.st.Resources.Queues["TranslationQueue"]),
@@ -141,6 +102,56 @@ func TestFanoutFromTheStream(t *testing.T) {
 			}
 		}
 	}
+}
+
+// seedEveryEvent makes, with the store's own writes, every change that
+// reports an event: a workspace with an outbound webhook subscribed to
+// every type, an inactive one and a support webhook; a room created; a guest
+// who joins and posts; the post's translation; the room closed.
+func seedEveryEvent(t *testing.T, w *world) (rooms.ManagedRoom, chat.Message) {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	ws := ids.New(now)
+	put := func(item map[string]any) {
+		av, err := attributevalue.MarshalMap(item)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.st.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &w.st.Table, Item: av}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outID, supID, offID := ids.New(now), ids.New(now), ids.New(now)
+	put(map[string]any{"pk": "WS#" + ws, "sk": "OWH#2026-01-01T00:00:00.000000000Z#" + outID, "id": outID, "active": true,
+		"url": "https://out.example.invalid/", "signing_secret": "s", "events": evs.Types})
+	put(map[string]any{"pk": "WS#" + ws, "sk": "OWH#2026-01-01T00:00:01.000000000Z#" + offID, "id": offID, "active": false,
+		"url": "https://off.example.invalid/", "signing_secret": "s", "events": evs.Types})
+	put(map[string]any{"pk": "WS#" + ws, "sk": "SWH#2026-01-01T00:00:00.000000000Z#" + supID, "id": supID, "active": true,
+		"url": "https://support.example.invalid/", "signing_secret": "s"})
+	room := rooms.ManagedRoom{Room: chat.Room{ID: ids.New(now), WorkspaceID: ws, ChannelID: w.channel, Name: "Support <1>",
+		Status: chat.RoomActive, ExpiresAt: now.Add(time.Hour)}, CreatedAt: now}
+	if err := w.store.CreateRoom(ctx, room); err != nil {
+		t.Fatal(err)
+	}
+	guest := ids.New(now)
+	put(map[string]any{"pk": "ROOM#" + room.ID, "sk": "GUEST#" + guest, "id": guest, "room_id": room.ID, "workspace_id": ws,
+		"channel_id": w.channel, "nickname": "Zoë", "preferred_language": "es", "token_hash": "SECRET-HASH",
+		"created_at": now, "updated_at": now, "session_expires_at": now.Add(time.Hour)})
+	put(map[string]any{"pk": "CHAN#" + w.channel, "sk": "READER#GUEST#" + guest, "kind": "guest", "id": guest, "language": "es", "room_id": room.ID})
+	m := chat.Message{ID: ids.New(now), WorkspaceID: ws, ChannelID: w.channel, Author: chat.Author{Type: chat.AuthorGuest, ID: guest, Name: "Zoë"},
+		Content: "hola <b>", SourceLanguage: "es", Status: chat.MessageQueued, CreatedAt: now}
+	if err := w.store.PutMessage(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.store.SaveTranslations(ctx, w.channel, m.ID, []chat.Translation{{MessageID: m.ID, Language: "en", Content: "hello <b>",
+		SourceLanguage: "es", CreatedAt: now}}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.store.CloseRoom(ctx, room); err != nil {
+		t.Fatal(err)
+	}
+	return room, m
 }
 
 // allStreamRecords reads every record of the table's stream as Lambda

@@ -6,7 +6,9 @@
 // refuses for good is set aside rather than retried, so that it never holds
 // back its shard; its message keeps the marker that the sweep (Sweep)
 // re-queues from, as it does for any message the relay never got to
-// (docs/delivery.md).
+// (docs/delivery.md). Records it could not finish are also parked in the
+// table, so that a replay of Lambda's failure records (Replayer) redoes
+// their work, jobs and events alike, without reading the stream.
 package relay
 
 import (
@@ -41,6 +43,8 @@ type Relay struct {
 	// deliveries (fanout.go): the one stream consumer does both, as a shard
 	// allows only two concurrent readers.
 	Events *Fanout
+	// Parking, when set, keeps the records that failed (HandleStream).
+	Parking Parking
 }
 
 // Forward sends the entries' jobs and returns the ids of the entries that
@@ -72,43 +76,111 @@ func (r *Relay) Forward(ctx context.Context, entries []Entry) []string {
 	return ids
 }
 
-// HandleStream is the Lambda handler of the table's stream. Records that
-// are not message inserts are skipped (the event source mapping's filter
-// already drops them in AWS). Failed records are reported as batch item
-// failures, so that Lambda retries from the first of them.
-func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-	start := time.Now()
+// Parking keeps the stream records the relay could not finish, so that a
+// replay of its failures (Replayer) restores them without reading the
+// stream: Lambda's failure record only says where they were, and a read of
+// the shard by the replay would be a third reader beside the two stream
+// functions.
+type Parking interface {
+	// ParkStreamRecords keeps recs of stream; parking one again is
+	// harmless. Errors: EUnavailable; EInternal.
+	ParkStreamRecords(ctx context.Context, stream string, recs []dynamo.StreamRecord, now time.Time) error
+	// ParkedStreamRecords returns the records of stream parked with
+	// sequence numbers from to to, inclusive, in order. Errors: EUnavailable.
+	ParkedStreamRecords(ctx context.Context, stream, from, to string) ([]dynamo.StreamRecord, error)
+}
+
+// parkReserve is the part of the invocation's time kept for parking the
+// records that failed: sends still running then are cut short, so a slow
+// queue cannot take the relay to its timeout with nothing parked.
+const parkReserve = 2 * time.Second
+
+// Process does the relay's work for recs: the translation job of every
+// message insert and the events of every change. It returns the sequence
+// numbers of the records to retry; nothing of a record is lost when it is
+// retried, and a record processed twice queues the same job, event ids and
+// delivery ids again (receivers dedupe on the delivery id).
+func (r *Relay) Process(ctx context.Context, recs []dynamo.StreamRecord) []string {
 	var entries []Entry
 	var changes []ChangeEntry
-	for _, rec := range ev.Records {
-		image := dynamo.FromLambdaImage(rec.Change.NewImage)
+	for _, rec := range recs {
 		if r.Events != nil {
-			if c, ok := dynamo.ChangeFromImage(rec.EventName, image); ok {
-				changes = append(changes, ChangeEntry{ID: rec.Change.SequenceNumber, Change: c, At: rec.Change.ApproximateCreationDateTime.Time})
+			if c, ok := dynamo.ChangeFromImage(rec.EventName, rec.Image); ok {
+				changes = append(changes, ChangeEntry{ID: rec.Seq, Change: c, At: rec.At})
 			}
 		}
 		if rec.EventName != string(events.DynamoDBOperationTypeInsert) {
 			continue
 		}
-		m, ok := dynamo.MessageFromImage(image)
-		if !ok {
-			continue
+		if m, ok := dynamo.MessageFromImage(rec.Image); ok {
+			entries = append(entries, Entry{ID: rec.Seq, Message: m})
 		}
-		entries = append(entries, Entry{ID: rec.Change.SequenceNumber, Message: m})
 	}
-	var resp events.DynamoDBEventResponse
 	failed := r.Forward(ctx, entries)
 	if len(changes) > 0 {
 		failed = append(failed, r.Events.Send(ctx, changes)...)
 	}
 	seen := map[string]bool{}
+	out := failed[:0]
 	for _, id := range failed {
 		if !seen[id] {
 			seen[id] = true
-			resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: id})
+			out = append(out, id)
 		}
 	}
-	slog.InfoContext(ctx, "batch", "source", "table-stream", "records", len(ev.Records), "messages", len(entries),
-		"changes", len(changes), "failures", len(resp.BatchItemFailures), "duration_ms", time.Since(start).Milliseconds())
+	return out
+}
+
+// HandleStream is the Lambda handler of the table's stream. Records that
+// report nothing are skipped (the event source mapping's filter already
+// drops most in AWS). Failed records are reported as batch item failures,
+// so that Lambda retries from the first of them, and parked (Parking), so
+// that when Lambda gives up on them and sends their position to
+// RelayFailureQueue, a replay finds them (docs/delivery.md).
+func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	start := time.Now()
+	recs := make([]dynamo.StreamRecord, len(ev.Records))
+	for i, rec := range ev.Records {
+		recs[i] = dynamo.StreamRecordOf(rec)
+	}
+	work := ctx
+	if deadline, ok := ctx.Deadline(); ok && r.Parking != nil {
+		var cancel context.CancelFunc
+		work, cancel = context.WithDeadline(ctx, deadline.Add(-parkReserve))
+		defer cancel()
+	}
+	failed := r.Process(work, recs)
+	var resp events.DynamoDBEventResponse
+	for _, id := range failed {
+		resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: id})
+	}
+	if len(failed) > 0 && r.Parking != nil {
+		r.park(ctx, ev, recs, failed)
+	}
+	slog.InfoContext(ctx, "batch", "source", "table-stream", "records", len(ev.Records),
+		"failures", len(resp.BatchItemFailures), "duration_ms", time.Since(start).Milliseconds())
 	return resp, nil
+}
+
+// park keeps the failed records. A failure to park is logged as an error:
+// the records are still retried, but if Lambda gives up on them a replay
+// cannot restore their events.
+func (r *Relay) park(ctx context.Context, ev events.DynamoDBEvent, recs []dynamo.StreamRecord, failed []string) {
+	bad := map[string]bool{}
+	for _, id := range failed {
+		bad[id] = true
+	}
+	byStream := map[string][]dynamo.StreamRecord{}
+	for i, rec := range recs {
+		if bad[rec.Seq] {
+			stream := ev.Records[i].EventSourceArn
+			byStream[stream] = append(byStream[stream], rec)
+		}
+	}
+	for stream, rs := range byStream {
+		if err := r.Parking.ParkStreamRecords(ctx, stream, rs, time.Now()); err != nil {
+			slog.ErrorContext(ctx, "relay: failed records not parked; if Lambda gives up on them, a replay cannot restore them",
+				"stream", stream, "records", len(rs), "first_sequence_number", rs[0].Seq, "error", err.Error())
+		}
+	}
 }

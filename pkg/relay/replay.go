@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strconv"
 
-	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 )
 
 // FailureRecord is what Lambda sends to RelayFailureQueue, the stream
@@ -59,38 +58,42 @@ type FailureQueue interface {
 	Delete(ctx context.Context, handle string) error
 }
 
-// StreamReader reads the table's stream.
-type StreamReader interface {
-	// Messages returns the messages inserted in shard of stream at
-	// sequence numbers from to to, inclusive. Errors: ENotFound when the
-	// stream no longer holds them (records live 24 hours).
-	Messages(ctx context.Context, stream, shard, from, to string) ([]chat.Message, error)
+// ParkedRecords reads the records the relay parked (Parking).
+type ParkedRecords interface {
+	ParkedStreamRecords(ctx context.Context, stream, from, to string) ([]dynamo.StreamRecord, error)
 }
 
-// Replayer replays RelayFailureQueue: each failure record's messages are
-// queued again, read from the stream while it still holds them; when it
-// no longer does, from the sweep's index, by one sweep run. A record is
-// deleted from the failure queue only once its messages are queued (or the
-// sweep ran); one that could not be is left for the next replay.
+// Replayer replays RelayFailureQueue without reading the stream: each
+// failure record names a range of a shard, and the relay parked the records
+// of that range it could not finish (HandleStream); the replay runs them
+// through the relay's own work again (Relay.Process: the translation jobs
+// and every event, with the same event and delivery ids). A failure record
+// is deleted only once all its parked records went through. One whose
+// range holds no parked record (the relay could not park it, or crashed
+// before it could) cannot be restored from the table: a sweep run re-queues
+// the translations of every unfinished message, and the record stays in
+// the queue, counted as Unparked, for an operator to look at.
 type Replayer struct {
 	Failures FailureQueue
-	Stream   StreamReader
-	Relay    *Relay
-	Sweep    *Sweep
+	Parked   ParkedRecords
+	// Relay does the work; it needs its Events to restore events.
+	Relay *Relay
+	Sweep *Sweep
 }
 
 // ReplayResult counts what a replay did.
 type ReplayResult struct {
 	// Records is the number of failure records read.
 	Records int `json:"records"`
-	// FromStream were replayed from the stream: Messages messages queued.
-	FromStream int `json:"from_stream"`
-	Messages   int `json:"messages"`
-	// Swept were no longer in the stream: their messages are the sweep's.
-	Swept int `json:"swept"`
+	// Replayed failure records had their StreamRecords parked records
+	// processed and were deleted.
+	Replayed      int `json:"replayed"`
+	StreamRecords int `json:"stream_records"`
+	// Unparked failure records had no parked record; they stay in the queue.
+	Unparked int `json:"unparked"`
 	// Left could not be replayed now and stay in the failure queue.
 	Left int `json:"left"`
-	// Sweep is the sweep run's result, when one ran.
+	// Sweep is the sweep run's result, when one ran (for Unparked records).
 	Sweep *SweepResult `json:"sweep,omitempty"`
 }
 
@@ -98,7 +101,9 @@ type ReplayResult struct {
 // queue's or the sweep's, when nothing more can be done.
 func (r *Replayer) Run(ctx context.Context) (ReplayResult, error) {
 	var res ReplayResult
-	var gone []Received
+	if r.Relay == nil || r.Relay.Events == nil {
+		return res, errors.New("relay: replay: the relay needs its event fan-out, or the records' events would be lost")
+	}
 	seen := map[string]bool{}
 	for {
 		batch, err := r.Failures.Receive(ctx)
@@ -114,16 +119,16 @@ func (r *Replayer) Run(ctx context.Context) (ReplayResult, error) {
 			fresh++
 			res.Records++
 			switch n, err := r.replay(ctx, m); {
-			case chat.IsCode(err, chat.ENotFound):
-				slog.InfoContext(ctx, "relay: replay: records no longer in the stream; the sweep re-queues their messages",
+			case errors.Is(err, errUnparked):
+				res.Unparked++
+				slog.ErrorContext(ctx, "relay: replay: no parked record in a failure record's range; its events cannot be restored from the table, its translations are the sweep's",
 					"failure_record", m.ID, "error", err.Error())
-				gone = append(gone, m)
 			case err != nil:
 				res.Left++
 				slog.WarnContext(ctx, "relay: replay: record left in the failure queue", "failure_record", m.ID, "error", err.Error())
 			default:
-				res.FromStream++
-				res.Messages += n
+				res.Replayed++
+				res.StreamRecords += n
 				if err := r.Failures.Delete(ctx, m.Handle); err != nil {
 					return res, fmt.Errorf("relay: replay: delete failure record %s: %w", m.ID, err)
 				}
@@ -133,41 +138,36 @@ func (r *Replayer) Run(ctx context.Context) (ReplayResult, error) {
 			break
 		}
 	}
-	if len(gone) > 0 {
+	if res.Unparked > 0 && r.Sweep != nil {
 		sw, err := r.Sweep.Run(ctx)
 		if err != nil {
-			res.Left += len(gone)
 			return res, err
 		}
 		res.Sweep = &sw
-		for _, m := range gone {
-			if err := r.Failures.Delete(ctx, m.Handle); err != nil {
-				return res, fmt.Errorf("relay: replay: delete failure record %s: %w", m.ID, err)
-			}
-			res.Swept++
-		}
 	}
 	return res, nil
 }
 
-// replay queues the messages of one failure record from the stream and
-// returns how many there were.
+// errUnparked: a failure record's range holds no parked record.
+var errUnparked = errors.New("no parked record in the range")
+
+// replay processes the parked records of one failure record and returns
+// how many there were.
 func (r *Replayer) replay(ctx context.Context, m Received) (int, error) {
 	rec, err := ParseFailureRecord(m.Body)
 	if err != nil {
 		return 0, err
 	}
 	b := rec.Batch
-	msgs, err := r.Stream.Messages(ctx, b.StreamARN, b.ShardID, b.StartSequenceNumber, b.EndSequenceNumber)
+	recs, err := r.Parked.ParkedStreamRecords(ctx, b.StreamARN, b.StartSequenceNumber, b.EndSequenceNumber)
 	if err != nil {
 		return 0, err
 	}
-	entries := make([]Entry, len(msgs))
-	for i, msg := range msgs {
-		entries[i] = Entry{ID: strconv.Itoa(i), Message: msg}
+	if len(recs) == 0 {
+		return 0, fmt.Errorf("%w: stream %s, shard %s, %s to %s", errUnparked, b.StreamARN, b.ShardID, b.StartSequenceNumber, b.EndSequenceNumber)
 	}
-	if failed := r.Relay.Forward(ctx, entries); len(failed) > 0 {
-		return 0, fmt.Errorf("relay: replay: %d of %d message(s) not sent", len(failed), len(entries))
+	if failed := r.Relay.Process(ctx, recs); len(failed) > 0 {
+		return 0, fmt.Errorf("relay: replay: %d of %d record(s) not sent", len(failed), len(recs))
 	}
-	return len(msgs), nil
+	return len(recs), nil
 }

@@ -2,17 +2,11 @@ package relay_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/messages"
@@ -201,61 +195,5 @@ func TestSweepDecisions(t *testing.T) {
 	res, _ = (&relay.Sweep{Store: store, Queue: q, Now: func() time.Time { return now }}).Run(context.Background())
 	if res != (relay.SweepResult{Due: 1, Retry: 1}) {
 		t.Fatalf("failed move: %+v, want one retry", res)
-	}
-}
-
-// TestReplayRelayFailures puts two of Lambda's failure records on
-// RelayFailureQueue: one whose records the stream still holds (replayed
-// from it), one whose stream is gone (its message, due, is re-queued by
-// a sweep run from the index). Both messages end up translated and the
-// failure queue empty.
-func TestReplayRelayFailures(t *testing.T) {
-	w := newWorld(t)
-	ctx := context.Background()
-	inStream := w.post(t, "Hello", time.Now())
-	aged := w.post(t, "Good morning", time.Now().Add(-25*time.Hour))
-	ev, shard := w.streamEvent(t)
-	seq := ev.Records[0].Change.SequenceNumber
-	failureURL := w.st.Resources.Queues["RelayFailureQueue"]
-	record := func(stream, shard, from, to string) string {
-		b, _ := json.Marshal(map[string]any{
-			"requestContext": map[string]any{"condition": "RetryAttemptsExhausted", "approximateInvokeCount": 1001},
-			"version":        "1.0",
-			"DDBStreamBatchInfo": map[string]any{"streamArn": stream, "shardId": shard,
-				"startSequenceNumber": from, "endSequenceNumber": to, "batchSize": 1},
-		})
-		return string(b)
-	}
-	gone := fmt.Sprintf("arn:aws:dynamodb:us-east-1:123456789012:table/%s-deleted/stream/2026-11-21T00:00:00.000", w.st.Table)
-	for _, body := range []string{record(w.st.Resources.StreamARN, shard, seq, seq), record(gone, shard, "1", "2")} {
-		if _, err := w.st.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: &failureURL, MessageBody: aws.String(body)}); err != nil {
-			t.Fatalf("put failure record: %v", err)
-		}
-	}
-	queue := sqsqueue.New(w.st.SQS, w.st.Resources.Queues["TranslationQueue"])
-	rp := &relay.Replayer{
-		Failures: sqsqueue.New(w.st.SQS, failureURL),
-		Stream:   dynamo.NewStreamReader(dynamodbstreams.NewFromConfig(w.st.AWS)),
-		Relay:    &relay.Relay{Queue: queue},
-		Sweep:    &relay.Sweep{Store: w.store, Queue: queue},
-	}
-	res, err := rp.Run(ctx)
-	if err != nil || res.Records != 2 || res.FromStream != 1 || res.Messages != 1 || res.Swept != 1 || res.Left != 0 ||
-		res.Sweep == nil || res.Sweep.Requeued != 1 {
-		t.Fatalf("replay: %+v %v, want one replayed from the stream, one by the sweep", res, err)
-	}
-	if n := w.translateQueue(t, &spanish{}); n != 2 {
-		t.Fatalf("translated %d jobs, want 2", n)
-	}
-	for _, id := range []string{inStream, aged} {
-		if got, _ := w.translation(t, id); got == "" || w.marked(t, id) {
-			t.Fatalf("message %s: translation %q, marked %v; want translated, finished", id, got, w.marked(t, id))
-		}
-	}
-	out, err := w.st.SQS.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: &failureURL,
-		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
-			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
-	if err != nil || out.Attributes["ApproximateNumberOfMessages"] != "0" || out.Attributes["ApproximateNumberOfMessagesNotVisible"] != "0" {
-		t.Fatalf("failure queue after the replay: %v %v, want empty", out.Attributes, err)
 	}
 }

@@ -1,0 +1,61 @@
+package dynamo_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/pkg/dynamo"
+)
+
+// TestParkedStreamRecords: parked records come back by stream and by an
+// inclusive range of sequence numbers, in numeric order whatever their
+// length, with their event name, exact time and image; parking one again
+// keeps one copy.
+func TestParkedStreamRecords(t *testing.T) {
+	st := stacktest.New(t)
+	store := dynamo.New(st.DB, st.Table)
+	ctx := context.Background()
+	at := time.Date(2026, 11, 25, 10, 0, 0, 123456789, time.UTC)
+	rec := func(seq, event string) dynamo.StreamRecord {
+		return dynamo.StreamRecord{Seq: seq, EventName: event, At: at, Image: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "ROOM#" + seq}, "n": &types.AttributeValueMemberN{Value: seq},
+			"m": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"x": &types.AttributeValueMemberBOOL{Value: true}}}}}
+	}
+	const stream, other = "arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/1", "arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2"
+	recs := []dynamo.StreamRecord{rec("9", "INSERT"), rec("10", "MODIFY"), rec("100", "INSERT"), rec("1000", "INSERT")}
+	for range 2 {
+		if err := store.ParkStreamRecords(ctx, stream, recs, at); err != nil {
+			t.Fatalf("park: %v", err)
+		}
+	}
+	if err := store.ParkStreamRecords(ctx, other, []dynamo.StreamRecord{rec("11", "INSERT")}, at); err != nil {
+		t.Fatalf("park on another stream: %v", err)
+	}
+	got, err := store.ParkedStreamRecords(ctx, stream, "9", "100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []string
+	for _, r := range got {
+		seqs = append(seqs, r.Seq)
+		if !r.At.Equal(at) {
+			t.Errorf("record %s: got time %s, want %s", r.Seq, r.At, at)
+		}
+		if n, ok := r.Image["n"].(*types.AttributeValueMemberN); !ok || n.Value != r.Seq {
+			t.Errorf("record %s: got image %v, want its own", r.Seq, r.Image)
+		}
+		if m, ok := r.Image["m"].(*types.AttributeValueMemberM); !ok || len(m.Value) != 1 {
+			t.Errorf("record %s: got nested map %v, want it kept", r.Seq, r.Image["m"])
+		}
+	}
+	if strings.Join(seqs, ",") != "9,10,100" || got[1].EventName != "MODIFY" {
+		t.Fatalf("got %v (second %q), want 9,10,100 with 10 a MODIFY", seqs, got[1].EventName)
+	}
+	if none, err := store.ParkedStreamRecords(ctx, stream, "1001", "2000"); err != nil || len(none) != 0 {
+		t.Fatalf("empty range: got %d records (%v), want none", len(none), err)
+	}
+}
