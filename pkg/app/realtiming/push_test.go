@@ -14,14 +14,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/internal/wsgateway"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/localrun"
 	"github.com/chatbridge/chat/pkg/realtime"
+	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/samtemplate"
 	"github.com/coder/websocket"
 )
@@ -65,7 +68,11 @@ func (c *client) got() []string {
 
 func newPushRig(t *testing.T, n int, latency time.Duration, tune func(*realtime.Pusher, *localrun.StreamMapping)) *pushRig {
 	t.Helper()
-	r := &pushRig{st: stacktest.New(t)}
+	st, d := wiringtest.Demo(t)
+	r := &pushRig{st: st}
+	// Every connection is a member of the demo channel with a current API
+	// token: pushes go only to readers still entitled to the channel.
+	user, token := channelMember(t, d)
 	ids := make(chan string, n)
 	g := &wsgateway.Gateway{PostLatency: latency, Routes: map[string]wsgateway.Handler{
 		"$default": func(_ context.Context, ev events.APIGatewayWebsocketProxyRequest) (events.APIGatewayProxyResponse, error) {
@@ -94,8 +101,8 @@ func newPushRig(t *testing.T, n int, latency time.Duration, tune func(*realtime.
 			t.Fatal(err)
 		}
 		id := <-ids
-		if err := a.Store.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: id,
-			Language: "en", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		if err := a.Store.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user,
+			Token: token, Language: "en", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 		c := &client{ws: ws}
@@ -148,6 +155,26 @@ func newPushRig(t *testing.T, n int, latency time.Duration, tune func(*realtime.
 	t.Cleanup(func() { cancel(); <-done })
 	r.mapping = m
 	return r
+}
+
+// channelMember returns a member of the demo channel and the reader token
+// its connections carry (the hash of its API token, as subscribe stores it).
+func channelMember(t *testing.T, d *fixture.Document) (userID, token string) {
+	t.Helper()
+	for _, w := range d.Workspaces {
+		for _, c := range w.Channels {
+			if c.ID != channel || len(c.Members) == 0 {
+				continue
+			}
+			for _, u := range w.Users {
+				if u.ID == c.Members[0] {
+					return u.ID, rooms.SeatToken(chat.HashToken(u.APIToken))
+				}
+			}
+		}
+	}
+	t.Fatalf("the demo fixture has no member of channel %s", channel)
+	return "", ""
 }
 
 // post stores messages on the channel and returns their ids.
