@@ -223,7 +223,7 @@ func TestProjectTemplate(t *testing.T) {
 			len(s.Functions), s.TableKey, s.IndexKeys, len(tmpl.Functions()))
 	}
 	sweep := s.Functions["TranslationSweepFunction"]
-	if got := sweep.Evaluate(Request{"dynamodb:Query", s.IndexARN("PendingTranslationIndex"), []string{"3"}}); got != Allow {
+	if got := sweep.Evaluate(Request{"dynamodb:Query", s.IndexARN("PendingTranslationIndex"), []string{"PENDING#03"}}); got != Allow {
 		t.Fatalf("sweep on its index: got %v, want Allow", got)
 	}
 	if got := sweep.Evaluate(Request{"dynamodb:Query", s.TableARN(), []string{"CHAN#1"}}); got != ImplicitDeny {
