@@ -19,9 +19,7 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
-	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/realtime"
-	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
@@ -55,7 +53,7 @@ func TestSampleEvent(t *testing.T) {
 	}
 	ctx := context.Background()
 	const channel, message = "01JD9N0Z50BAKDWE0FBRMSFD5P", "01JDA0000000000000000000MS"
-	user, token := member(t, d, channel)
+	user, token := wiringtest.ChannelMember(t, d, channel)
 	for _, id := range []string{"reader", "gone"} {
 		if err := seed.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user, Token: token, Language: "es-ES", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 			t.Fatal(err)
@@ -99,7 +97,7 @@ func TestFanOutCallBudget(t *testing.T) {
 	ctx := context.Background()
 	const channel, message = "01JD9N0Z50BAKDWE0FBRMSFD5P", "01JDA0000000000000000000MS"
 	langs := []string{"en-US", "es-ES", "fr-FR", "de-DE", "ja-JP"}
-	user, token := member(t, d, channel)
+	user, token := wiringtest.ChannelMember(t, d, channel)
 	for i := range 100 {
 		id := "conn" + strings.Repeat("x", i%3) + string(rune('A'+i%26)) + string(rune('a'+i/26))
 		if err := a.Store.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user, Token: token, Language: langs[i%5], ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
@@ -144,25 +142,4 @@ func TestFanOutCallBudget(t *testing.T) {
 	if len(pushes) != 100 || total != 180 {
 		t.Fatalf("%d connections got %d pushes, want 100 and 180 (the 20 English readers have nothing new on the update)", len(pushes), total)
 	}
-}
-
-// member returns a member of channel in the fixture d and the token a
-// connection of theirs carries (rooms.SeatToken of their API token's hash):
-// the push sends only to connections of the channel's current readers.
-func member(t *testing.T, d *fixture.Document, channel string) (userID, token string) {
-	t.Helper()
-	for _, w := range d.Workspaces {
-		for _, c := range w.Channels {
-			if c.ID != channel || len(c.Members) == 0 {
-				continue
-			}
-			for _, u := range w.Users {
-				if u.ID == c.Members[0] {
-					return u.ID, rooms.SeatToken(chat.HashToken(u.APIToken))
-				}
-			}
-		}
-	}
-	t.Fatalf("the demo fixture has no member of channel %s", channel)
-	return "", ""
 }

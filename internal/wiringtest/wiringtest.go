@@ -120,3 +120,24 @@ func Join(t *testing.T, st *stacktest.Stack, roomID, language string) (*app.App,
 	}
 	return a, joined
 }
+
+// ChannelMember returns a member of channel in the fixture d and the reader
+// token its realtime connections carry (the hash of its API token, as a
+// subscribe stores it).
+func ChannelMember(t *testing.T, d *fixture.Document, channel string) (userID, token string) {
+	t.Helper()
+	for _, w := range d.Workspaces {
+		for _, c := range w.Channels {
+			if c.ID != channel || len(c.Members) == 0 {
+				continue
+			}
+			for _, u := range w.Users {
+				if u.ID == c.Members[0] {
+					return u.ID, rooms.SeatToken(chat.HashToken(u.APIToken))
+				}
+			}
+		}
+	}
+	t.Fatalf("the fixture has no member of channel %s", channel)
+	return "", ""
+}

@@ -69,17 +69,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 	srv.Listener, _ = net.Listen("tcp", "127.0.0.1:0")
 	srv.Start()
 	defer srv.Close()
-	hooks, err := a.Store.EventWebhooks(context.Background(), ws.ID)
-	if err != nil || len(hooks) != 1 {
-		t.Fatalf("webhooks %v %v", hooks, err)
-	}
-	_, err = st.DB.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: &st.Table,
-		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "WS#" + ws.ID}, "sk": &types.AttributeValueMemberS{Value: hooks[0].Key}},
-		UpdateExpression: aws.String("SET #u = :u"), ExpressionAttributeNames: map[string]string{"#u": "url"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":u": &types.AttributeValueMemberS{Value: srv.URL}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	hook := pointOnlyWebhookAt(t, st, a, ws.ID, srv.URL)
 	qurl := st.Resources.Queues["DeliveryQueue"]
 	t.Setenv(awsenv.EnvDeliveryQueueURL, qurl)
 	t.Setenv(app.EnvOutboundAllowCIDRS, "127.0.0.1/32")
@@ -108,7 +98,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 	if failed := delivering.Fanout(a.For("OutboxRelayFunction"), qurl).Send(context.Background(), entries); len(failed) != 0 {
 		t.Fatalf("fan-out failed for %v", failed)
 	}
-	base := "/api/v1/workspaces/" + ws.ID + "/outbound-webhooks/" + hooks[0].ID + "/deliveries"
+	base := "/api/v1/workspaces/" + ws.ID + "/outbound-webhooks/" + hook.ID + "/deliveries"
 	admin := map[string]string{"Authorization": "Bearer " + ws.Users[0].APIToken}
 	member := map[string]string{"Authorization": "Bearer " + ws.Users[1].APIToken}
 	type view struct {
@@ -192,7 +182,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 		t.Fatalf("member redeliver: %d %s, want 403", rec.Code, rec.Body)
 	}
 	for _, bad := range []string{base + "/01JDA0000000000000000000DL/redeliver", base + "/not-an-id/redeliver",
-		"/api/v1/workspaces/" + ws.ID + "/support-webhooks/" + hooks[0].ID + "/deliveries/" + target + "/redeliver"} {
+		"/api/v1/workspaces/" + ws.ID + "/support-webhooks/" + hook.ID + "/deliveries/" + target + "/redeliver"} {
 		if rec := w.do(t, "POST", bad, "", admin); rec.Code != 404 {
 			t.Fatalf("redeliver %s: %d %s, want 404", bad, rec.Code, rec.Body)
 		}
@@ -223,4 +213,23 @@ func TestRedeliverAgainstStack(t *testing.T) {
 		t.Fatalf("redelivery: %d new requests, delivery %q attempt %q; want 1, %s, 3", len(hits)-before,
 			hits[len(hits)-1].Get("X-Service-Delivery"), hits[len(hits)-1].Get("X-Service-Attempt"), target)
 	}
+}
+
+// pointOnlyWebhookAt sets the URL of the workspace's one event webhook to
+// url, as an administrator (no API may point a webhook at loopback), and
+// returns the webhook.
+func pointOnlyWebhookAt(t *testing.T, st *stacktest.Stack, a *app.App, workspaceID, url string) events.Webhook {
+	t.Helper()
+	hooks, err := a.Store.EventWebhooks(context.Background(), workspaceID)
+	if err != nil || len(hooks) != 1 {
+		t.Fatalf("webhooks: got %v %v, want one", hooks, err)
+	}
+	_, err = st.DB.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: &st.Table,
+		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "WS#" + workspaceID}, "sk": &types.AttributeValueMemberS{Value: hooks[0].Key}},
+		UpdateExpression: aws.String("SET #u = :u"), ExpressionAttributeNames: map[string]string{"#u": "url"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":u": &types.AttributeValueMemberS{Value: url}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hooks[0]
 }

@@ -11,9 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/app"
@@ -61,17 +58,7 @@ func TestLargeEventDeliveredUnderItsPolicy(t *testing.T) {
 	srv.Listener, _ = net.Listen("tcp", "127.0.0.1:0")
 	srv.Start()
 	defer srv.Close()
-	hooks, err := a.Store.EventWebhooks(context.Background(), ws.ID)
-	if err != nil || len(hooks) != 1 {
-		t.Fatalf("webhooks: got %v %v, want one", hooks, err)
-	}
-	_, err = st.DB.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: &st.Table,
-		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "WS#" + ws.ID}, "sk": &types.AttributeValueMemberS{Value: hooks[0].Key}},
-		UpdateExpression: aws.String("SET #u = :u"), ExpressionAttributeNames: map[string]string{"#u": "url"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":u": &types.AttributeValueMemberS{Value: srv.URL}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pointOnlyWebhookAt(t, st, a, ws.ID, srv.URL)
 	qurl := st.Resources.Queues["DeliveryQueue"]
 	t.Setenv(app.EnvOutboundAllowCIDRS, "127.0.0.1/32")
 	t.Setenv(delivering.EnvOutboundAllowOnly, "true")

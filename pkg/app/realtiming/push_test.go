@@ -21,10 +21,8 @@ import (
 	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/localrun"
 	"github.com/chatbridge/chat/pkg/realtime"
-	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/samtemplate"
 	"github.com/coder/websocket"
 )
@@ -72,7 +70,7 @@ func newPushRig(t *testing.T, n int, latency time.Duration, tune func(*realtime.
 	r := &pushRig{st: st}
 	// Every connection is a member of the demo channel with a current API
 	// token: pushes go only to readers still entitled to the channel.
-	user, token := channelMember(t, d)
+	user, token := wiringtest.ChannelMember(t, d, channel)
 	ids := make(chan string, n)
 	g := &wsgateway.Gateway{PostLatency: latency, Routes: map[string]wsgateway.Handler{
 		"$default": func(_ context.Context, ev events.APIGatewayWebsocketProxyRequest) (events.APIGatewayProxyResponse, error) {
@@ -155,26 +153,6 @@ func newPushRig(t *testing.T, n int, latency time.Duration, tune func(*realtime.
 	t.Cleanup(func() { cancel(); <-done })
 	r.mapping = m
 	return r
-}
-
-// channelMember returns a member of the demo channel and the reader token
-// its connections carry (the hash of its API token, as subscribe stores it).
-func channelMember(t *testing.T, d *fixture.Document) (userID, token string) {
-	t.Helper()
-	for _, w := range d.Workspaces {
-		for _, c := range w.Channels {
-			if c.ID != channel || len(c.Members) == 0 {
-				continue
-			}
-			for _, u := range w.Users {
-				if u.ID == c.Members[0] {
-					return u.ID, rooms.SeatToken(chat.HashToken(u.APIToken))
-				}
-			}
-		}
-	}
-	t.Fatalf("the demo fixture has no member of channel %s", channel)
-	return "", ""
 }
 
 // post stores messages on the channel and returns their ids.
