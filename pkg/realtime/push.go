@@ -317,16 +317,5 @@ func (p *Pusher) messageSends(ctx context.Context, c Change, conns []Connection)
 // payload is the push of view, or, past MaxMessageBytes, a notice naming
 // the message that the client reads over HTTP instead.
 func (p *Pusher) payload(typ string, view rooms.MessageView) ([]byte, error) {
-	data, err := p.Encode(view)
-	if err != nil {
-		return nil, chat.Internal(err)
-	}
-	b, err := json.Marshal(frame{Type: typ, Data: data})
-	if err != nil {
-		return nil, chat.Internal(err)
-	}
-	if len(b) > MaxMessageBytes {
-		return json.Marshal(frame{Type: "message.too_large", ID: view.Message.ID})
-	}
-	return b, nil
+	return messageFrame(p.Encode, typ, view)
 }
