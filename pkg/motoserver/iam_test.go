@@ -109,11 +109,14 @@ func TestIAMCheck(t *testing.T) {
 		t.Fatalf("a denied transaction wrote: got %v %v, want nothing", got.Item, err)
 	}
 
-	// The sweep may query its index and not the table.
+	// The sweep may query its index's shards (PENDING#NN) and not the table.
 	sweep := dynamodb.NewFromConfig(as("TranslationSweepFunction"))
 	_, err = sweep.Query(ctx, &dynamodb.QueryInput{TableName: table, IndexName: aws.String("PendingTranslationIndex"),
-		KeyConditionExpression: aws.String("pending_shard = :s"), ExpressionAttributeValues: map[string]types.AttributeValue{":s": s("3")}})
+		KeyConditionExpression: aws.String("pending_shard = :s"), ExpressionAttributeValues: map[string]types.AttributeValue{":s": s("PENDING#03")}})
 	allowed(t, "sweep Query on its index", err)
+	_, err = sweep.Query(ctx, &dynamodb.QueryInput{TableName: table, IndexName: aws.String("PendingTranslationIndex"),
+		KeyConditionExpression: aws.String("pending_shard = :s"), ExpressionAttributeValues: map[string]types.AttributeValue{":s": s("3")}})
+	denied(t, "sweep Query on its index outside the PENDING# shards", err)
 	_, err = sweep.Query(ctx, &dynamodb.QueryInput{TableName: table, KeyConditionExpression: aws.String("pk = :p"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":p": s("CHAN#1")}})
 	denied(t, "sweep Query on the table", err)
@@ -141,7 +144,7 @@ func TestIAMCheck(t *testing.T) {
 	if !sawPrefix {
 		t.Fatalf("allowed calls %+v: want the relay's BatchWriteItem recorded with prefix EVENT#", check.Allowed())
 	}
-	if n := len(check.Denied()); n != 9 {
-		t.Fatalf("got %d denied calls recorded, want 9: %+v", n, check.Denied())
+	if n := len(check.Denied()); n != 10 {
+		t.Fatalf("got %d denied calls recorded, want 10: %+v", n, check.Denied())
 	}
 }
