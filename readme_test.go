@@ -7,7 +7,7 @@ import (
 
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/pkg/httpapi"
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // TestReadmeRouteTableIsComplete: the README's table from route to function

@@ -13,7 +13,7 @@ import (
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/pkg/httpapi"
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 func parse(t *testing.T) *samtemplate.Template {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/chatbridge/chat/internal/childproc"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/motoserver"
+	"github.com/chatbridge/chat/internal/motoserver"
 )
 
 // docExample is one shell example of docs/api.md, with the statuses (and

@@ -15,9 +15,9 @@ import (
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/iampolicy"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/localrun"
-	"github.com/chatbridge/chat/pkg/motoserver"
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/localrun"
+	"github.com/chatbridge/chat/internal/motoserver"
+	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // runLocalAWS serves the faithful local AWS on --addr until ctx ends:

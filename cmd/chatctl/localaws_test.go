@@ -16,7 +16,7 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/motoserver"
+	"github.com/chatbridge/chat/internal/motoserver"
 )
 
 // TestLocalAWS runs `chatctl local-aws` on a free port: it prints the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/chatbridge/chat/pkg/app/delivering"
 	"io"
 	"log/slog"
 	"net"
@@ -14,21 +13,23 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/chatbridge/chat/internal/apyserver"
+	"github.com/chatbridge/chat/pkg/app/delivering"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/iampolicy"
-	"github.com/chatbridge/chat/pkg/apertium"
+	"github.com/chatbridge/chat/internal/localrun"
+	"github.com/chatbridge/chat/internal/motoserver"
+	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/translating"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/httpapi"
-	"github.com/chatbridge/chat/pkg/localrun"
-	"github.com/chatbridge/chat/pkg/motoserver"
 	"github.com/chatbridge/chat/pkg/relay"
-	"github.com/chatbridge/chat/pkg/samtemplate"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
 
@@ -245,12 +246,12 @@ func localTranslator(ctx context.Context, stderr io.Writer) (func(), error) {
 	if os.Getenv(translating.EnvTranslator) != "" {
 		return func() {}, nil
 	}
-	if err := apertium.Missing(apertium.DefaultModesDir, "eng-spa"); err != nil {
+	if err := apyserver.Missing(apyserver.DefaultModesDir, "eng-spa"); err != nil {
 		os.Setenv(translating.EnvTranslator, translating.TranslatorNone)
 		fmt.Fprintf(stderr, "chatctl: translation is off (TRANSLATOR=none): %v; install apertium-apy and apertium-eng-spa to translate\n", err)
 		return func() {}, nil
 	}
-	srv, err := apertium.Start(ctx, 0, apertium.DefaultModesDir)
+	srv, err := apyserver.Start(ctx, 0, apyserver.DefaultModesDir)
 	if err != nil {
 		return nil, fmt.Errorf("start apertium-apy: %w", err)
 	}

@@ -16,9 +16,9 @@ import (
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/dynamo"
-	"github.com/chatbridge/chat/pkg/localrun"
+	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/pkg/realtime"
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // realtimePath is where chatctl serve serves the WebSocket API, on the

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chatbridge/chat/internal/apyserver"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -13,7 +15,6 @@ import (
 
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/wiringtest"
-	"github.com/chatbridge/chat/pkg/apertium"
 	"github.com/chatbridge/chat/pkg/app/translating"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
@@ -81,10 +82,10 @@ func TestSampleEvent(t *testing.T) {
 // readers (Ana es-ES, Ben en-US, Chloé fr-FR) with a real apertium-apy:
 // Spanish is stored, English is the source, French has no installed pair.
 func TestSampleEventWithApertium(t *testing.T) {
-	if err := apertium.Missing(apertium.DefaultModesDir, "eng-spa"); err != nil {
+	if err := apyserver.Missing(apyserver.DefaultModesDir, "eng-spa"); err != nil {
 		t.Skipf("SKIPPED, NOT PASSED: no real apertium-apy with eng-spa: %v. `make test` installs it via scripts/ensure-test-tools.", err)
 	}
-	apy, err := apertium.Start(context.Background(), 0, apertium.DefaultModesDir)
+	apy, err := apyserver.Start(context.Background(), 0, apyserver.DefaultModesDir)
 	if err != nil {
 		t.Fatalf("start apertium-apy: %v", err)
 	}

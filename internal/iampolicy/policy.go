@@ -1,6 +1,6 @@
 // Package iampolicy evaluates the IAM policies of template.yaml's functions
 // as AWS evaluates an identity-based policy, so that a local run refuses
-// what a deployed function's role would refuse (pkg/motoserver asks it
+// what a deployed function's role would refuse (internal/motoserver asks it
 // about every AWS call a function makes).
 //
 // What it implements: default deny; an explicit Deny wins over any Allow;

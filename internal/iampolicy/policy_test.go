@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	chatbundle "github.com/chatbridge/chat"
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // testTemplate has one function per case family; its names resolve as a

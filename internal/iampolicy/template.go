@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	chatbundle "github.com/chatbridge/chat"
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // Local says how the template's resources are named in a local run. A
@@ -16,7 +16,7 @@ import (
 // local name (tables are per test), its indexes .../table/ChatTable/index/<Name>,
 // its stream .../table/ChatTable/stream/<label>, and a queue
 // arn:<Partition>:sqs:<Region>:<Account>:<LogicalId>. The proxy that asks
-// (pkg/motoserver) names the resources of a request the same way: any
+// (internal/motoserver) names the resources of a request the same way: any
 // table is the template's table, and a queue is the logical id its local
 // name ends with (see Set.QueueOf).
 type Local struct {
@@ -61,7 +61,7 @@ func (s *Set) QueueARN(logical string) string {
 
 // QueueOf returns the logical id of the queue whose local name is name:
 // the longest logical id that name ends with (queues are created as
-// <prefix><LogicalId>, pkg/localrun).
+// <prefix><LogicalId>, internal/localrun).
 func (s *Set) QueueOf(name string) (string, bool) {
 	best := ""
 	for _, q := range s.Queues {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/chatbridge/chat/pkg/motoserver"
+	"github.com/chatbridge/chat/internal/motoserver"
 )
 
 // EnvIAMRecord names a JSON file into which Main merges, when the tests

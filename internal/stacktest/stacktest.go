@@ -27,9 +27,9 @@ import (
 	"github.com/chatbridge/chat/internal/iampolicy"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/localrun"
-	"github.com/chatbridge/chat/pkg/motoserver"
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/localrun"
+	"github.com/chatbridge/chat/internal/motoserver"
+	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 var (

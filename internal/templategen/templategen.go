@@ -13,7 +13,7 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // Markers around the generated block in template.yaml.

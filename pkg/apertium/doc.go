@@ -9,6 +9,6 @@
 // workspace's default_language for a webhook post), and the targets are the
 // pairs installed from that source, read from GET /listPairs and cached.
 //
-// Server starts a local apertium-apy process for tests and `make run`; it is
-// never part of a deployed function.
+// internal/apyserver starts a local apertium-apy process for tests and
+// `make run`; no function links it.
 package apertium

@@ -26,7 +26,7 @@ import (
 	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
-	"github.com/chatbridge/chat/pkg/localrun"
+	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/pkg/relay"
 )
 

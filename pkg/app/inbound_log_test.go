@@ -22,7 +22,7 @@ import (
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/httpapi"
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // logRecord is one record of the inbound request log as the list returns it.

@@ -130,7 +130,7 @@ func (c *Counter) Reset() {
 
 // ForFunction returns a copy of cfg whose calls are signed with the access
 // key id function (a template LogicalId, e.g. "DeliverWebhooksFunction"):
-// the local stack's IAM check (pkg/motoserver) then holds them to that
+// the local stack's IAM check (internal/motoserver) then holds them to that
 // function's policy. Only local tooling and tests use it; a deployed
 // function keeps its execution role's credentials.
 func ForFunction(cfg aws.Config, function string) aws.Config {

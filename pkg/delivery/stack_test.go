@@ -28,7 +28,7 @@ import (
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	evs "github.com/chatbridge/chat/pkg/events"
-	"github.com/chatbridge/chat/pkg/localrun"
+	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/signature"
 	"github.com/chatbridge/chat/pkg/sqsqueue"

@@ -21,9 +21,9 @@ import (
 	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/localrun"
+	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/pkg/realtime"
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/coder/websocket"
 )
 

@@ -15,9 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/internal/stacktest"
-	"github.com/chatbridge/chat/pkg/localrun"
+	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/pkg/relay"
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // streamRig is a stack, items written to its table, and a stream mapping

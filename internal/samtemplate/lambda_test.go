@@ -6,7 +6,7 @@ import (
 	"time"
 
 	chatbundle "github.com/chatbridge/chat"
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // TestEventSourcesOfTheTemplate: the mappings the local run emulates, as

@@ -1,4 +1,8 @@
-package apertium
+// Package apyserver starts apertium-apy, the Apertium HTTP server, for
+// local runs and tests: listening on 127.0.0.1 only and dying with its
+// parent. Only local tooling links it; the translation function talks to
+// a running APY through pkg/apertium.Client.
+package apyserver
 
 import (
 	"bufio"

@@ -16,8 +16,8 @@ import (
 	"github.com/aws/smithy-go"
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/iampolicy"
-	"github.com/chatbridge/chat/pkg/localrun"
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/localrun"
+	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // TestIAMCheck runs calls signed as template.yaml's functions through the

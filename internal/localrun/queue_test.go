@@ -15,8 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/chatbridge/chat/internal/stacktest"
-	"github.com/chatbridge/chat/pkg/localrun"
-	"github.com/chatbridge/chat/pkg/samtemplate"
+	"github.com/chatbridge/chat/internal/localrun"
+	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // queueRig is a queue with a one-second visibility timeout, so that
