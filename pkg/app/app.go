@@ -21,8 +21,11 @@ import (
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/emf"
+	"github.com/chatbridge/chat/pkg/guestpage"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/roomsapi"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -89,7 +92,7 @@ func FromEnv(ctx context.Context, extra ...string) (*App, map[string]string, err
 
 // JoinHandler serves JoinRoomFunction.
 func (a *App) JoinHandler() http.Handler {
-	return httpapi.JoinHandler(&rooms.Service{Store: a.Store, IDs: a.IDs, Now: a.Now}, a.Metrics)
+	return roomsapi.JoinHandler(&rooms.Service{Store: a.Store, IDs: a.IDs, Now: a.Now}, a.Metrics)
 }
 
 // EnvRealtimeURL names the realtime API's URL (wss://...) in the guest
@@ -107,12 +110,12 @@ func (a *App) auth() *workspaces.Authenticator {
 
 // OutboundWebhooksHandler serves ListOutboundWebhooksFunction.
 func (a *App) OutboundWebhooksHandler() http.Handler {
-	return httpapi.OutboundWebhooksHandler(a.auth(), a.Store, a.Cursor)
+	return webhooksapi.OutboundWebhooksHandler(a.auth(), a.Store, a.Cursor)
 }
 
 // SupportWebhooksHandler serves ListSupportWebhooksFunction.
 func (a *App) SupportWebhooksHandler() http.Handler {
-	return httpapi.SupportWebhooksHandler(a.auth(), a.Store, a.Cursor)
+	return webhooksapi.SupportWebhooksHandler(a.auth(), a.Store, a.Cursor)
 }
 
 // Handlers returns every HTTP function's handler by logical id, each built
@@ -137,7 +140,7 @@ func (a *App) Handlers() (map[string]http.Handler, error) {
 		"CreateRoomFunction":           a.For("CreateRoomFunction").CreateRoomHandler(),
 		"ListRoomsFunction":            a.For("ListRoomsFunction").RoomsHandler(),
 		"CloseRoomFunction":            a.For("CloseRoomFunction").CloseRoomHandler(),
-		httpapi.GuestPageFunction:      httpapi.GuestPageHandler(os.Getenv(EnvRealtimeURL)),
+		httpapi.GuestPageFunction:      guestpage.GuestPageHandler(os.Getenv(EnvRealtimeURL)),
 	}
 	if err := a.registeredHandlers(handlers); err != nil {
 		return nil, err

@@ -3,8 +3,8 @@ package app
 import (
 	"net/http"
 
-	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/roomsapi"
 )
 
 // guestAuth is the one guest authenticator every guest endpoint uses.
@@ -14,10 +14,10 @@ func (a *App) guestAuth() *rooms.GuestAuth {
 
 // GuestMessagesHandler serves ListGuestMessagesFunction.
 func (a *App) GuestMessagesHandler() http.Handler {
-	return httpapi.GuestMessagesHandler(a.guestAuth(), &rooms.Lister{Store: a.Store}, a.Cursor)
+	return roomsapi.GuestMessagesHandler(a.guestAuth(), &rooms.Lister{Store: a.Store}, a.Cursor)
 }
 
 // PostGuestMessageHandler serves PostGuestMessageFunction.
 func (a *App) PostGuestMessageHandler() http.Handler {
-	return httpapi.PostGuestMessageHandler(a.guestAuth(), &rooms.Poster{Store: a.Store, Rate: a.Store, IDs: a.IDs, Now: a.Now})
+	return roomsapi.PostGuestMessageHandler(a.guestAuth(), &rooms.Poster{Store: a.Store, Rate: a.Store, IDs: a.IDs, Now: a.Now})
 }

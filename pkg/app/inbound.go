@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inbound"
+	"github.com/chatbridge/chat/pkg/inboundapi"
 )
 
 // EnvWebhookCacheTTL sets how long a warm function keeps a webhook's
@@ -33,10 +33,10 @@ func (a *App) InboundService(ttl time.Duration) *inbound.Service {
 
 // InboundHandler serves InboundWebhookFunction.
 func (a *App) InboundHandler(ttl time.Duration) http.Handler {
-	return httpapi.InboundHandler(a.InboundService(ttl), a.Now, a.Metrics)
+	return inboundapi.InboundHandler(a.InboundService(ttl), a.Now, a.Metrics)
 }
 
 // RequestLogHandler serves ListInboundRequestsFunction.
 func (a *App) RequestLogHandler() http.Handler {
-	return httpapi.RequestLogHandler(a.auth(), a.Store, a.Cursor)
+	return inboundapi.RequestLogHandler(a.auth(), a.Store, a.Cursor)
 }

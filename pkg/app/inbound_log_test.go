@@ -20,9 +20,9 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/httpapi"
-	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // logRecord is one record of the inbound request log as the list returns it.

@@ -3,9 +3,10 @@ package app
 import (
 	"net/http"
 
-	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/members"
+	"github.com/chatbridge/chat/pkg/membersapi"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/roomsapi"
 )
 
 // members is the members' capability on the app's store.
@@ -20,30 +21,30 @@ func (a *App) roomManager() *rooms.Manager {
 
 // ChannelsHandler serves ListChannelsFunction.
 func (a *App) ChannelsHandler() http.Handler {
-	return httpapi.ChannelsHandler(a.auth(), a.members(), a.Cursor)
+	return membersapi.ChannelsHandler(a.auth(), a.members(), a.Cursor)
 }
 
 // ChannelMessagesHandler serves ListChannelMessagesFunction.
 func (a *App) ChannelMessagesHandler() http.Handler {
-	return httpapi.ChannelMessagesHandler(a.auth(), a.members(), a.Cursor)
+	return membersapi.ChannelMessagesHandler(a.auth(), a.members(), a.Cursor)
 }
 
 // PostChannelMessageHandler serves PostChannelMessageFunction.
 func (a *App) PostChannelMessageHandler() http.Handler {
-	return httpapi.PostChannelMessageHandler(a.auth(), a.members())
+	return membersapi.PostChannelMessageHandler(a.auth(), a.members())
 }
 
 // CreateRoomHandler serves CreateRoomFunction.
 func (a *App) CreateRoomHandler() http.Handler {
-	return httpapi.CreateRoomHandler(a.auth(), a.roomManager(), a.Now)
+	return roomsapi.CreateRoomHandler(a.auth(), a.roomManager(), a.Now)
 }
 
 // RoomsHandler serves ListRoomsFunction.
 func (a *App) RoomsHandler() http.Handler {
-	return httpapi.RoomsHandler(a.auth(), a.roomManager(), a.Cursor, a.Now)
+	return roomsapi.RoomsHandler(a.auth(), a.roomManager(), a.Cursor, a.Now)
 }
 
 // CloseRoomHandler serves CloseRoomFunction.
 func (a *App) CloseRoomHandler() http.Handler {
-	return httpapi.CloseRoomHandler(a.auth(), a.roomManager(), a.Now)
+	return roomsapi.CloseRoomHandler(a.auth(), a.roomManager(), a.Now)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/messages"
+	"github.com/chatbridge/chat/pkg/roomsapi"
 )
 
 // listedPage is one page of a list as a client receives it.
@@ -162,7 +163,7 @@ func TestGuestListOfLargestMessagesIsComplete(t *testing.T) {
 			}
 			// The default limit: every page here is cut by size (or is the last).
 			for _, limit := range []int{25} {
-				items, sizes := w.walk(t, w.msgsPath(w.room), limit, map[string]string{httpapi.GuestTokenHeader: w.guestToken}, 3)
+				items, sizes := w.walk(t, w.msgsPath(w.room), limit, map[string]string{roomsapi.GuestTokenHeader: w.guestToken}, 3)
 				var got []string
 				for _, it := range items {
 					var v struct {
@@ -209,7 +210,7 @@ func TestGuestListShowsTheOriginalForATranslationTooLongForAPage(t *testing.T) {
 			t.Fatalf("save translation: %v", err)
 		}
 	}
-	items, sizes := w.walk(t, w.msgsPath(w.room), 25, map[string]string{httpapi.GuestTokenHeader: w.guestToken}, 3)
+	items, sizes := w.walk(t, w.msgsPath(w.room), 25, map[string]string{roomsapi.GuestTokenHeader: w.guestToken}, 3)
 	var got []string
 	for _, it := range items {
 		var v struct {

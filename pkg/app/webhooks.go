@@ -5,9 +5,9 @@ import (
 	"net/http"
 
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/webhooks"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
 )
 
 // EnvOutboundAllowCIDRS lists the target ranges (comma-separated CIDRs)
@@ -29,10 +29,10 @@ func (a *App) WebhookService() (*webhooks.Service, error) {
 // one line, RunHTTP.
 var httpFunctions = map[string]func(a *App) (http.Handler, error){
 	"ListInboundWebhooksFunction": func(a *App) (http.Handler, error) {
-		return httpapi.InboundWebhooksHandler(a.auth(), a.Store, a.Cursor), nil
+		return webhooksapi.InboundWebhooksHandler(a.auth(), a.Store, a.Cursor), nil
 	},
 	"ListAuditEventsFunction": withWebhooks(func(a *App, m *webhooks.Service) http.Handler {
-		return httpapi.AuditEventsHandler(a.auth(), m, a.Cursor)
+		return webhooksapi.AuditEventsHandler(a.auth(), m, a.Cursor)
 	}),
 }
 
@@ -53,16 +53,16 @@ func init() {
 	}{{webhooks.Inbound, "Inbound"}, {webhooks.Outbound, "Outbound"}, {webhooks.Support, "Support"}} {
 		kind := k.kind
 		httpFunctions["Create"+k.name+"WebhookFunction"] = withWebhooks(func(a *App, m *webhooks.Service) http.Handler {
-			return httpapi.CreateWebhookHandler(kind, a.auth(), m)
+			return webhooksapi.CreateWebhookHandler(kind, a.auth(), m)
 		})
 		httpFunctions["Update"+k.name+"WebhookFunction"] = withWebhooks(func(_ *App, m *webhooks.Service) http.Handler {
-			return httpapi.ChangeWebhookHandler(kind, m)
+			return webhooksapi.ChangeWebhookHandler(kind, m)
 		})
 		httpFunctions["Delete"+k.name+"WebhookFunction"] = withWebhooks(func(_ *App, m *webhooks.Service) http.Handler {
-			return httpapi.DeleteWebhookHandler(kind, m)
+			return webhooksapi.DeleteWebhookHandler(kind, m)
 		})
 		httpFunctions["Rotate"+k.name+"WebhookSecretFunction"] = withWebhooks(func(_ *App, m *webhooks.Service) http.Handler {
-			return httpapi.RotateWebhookHandler(kind, m)
+			return webhooksapi.RotateWebhookHandler(kind, m)
 		})
 	}
 }

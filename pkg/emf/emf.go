@@ -80,3 +80,11 @@ func (l *Logger) Record(_ context.Context, metrics ...Metric) {
 	defer l.mu.Unlock()
 	_, _ = l.w.Write(append(b, '\n'))
 }
+
+// Record is m.Record for an m that may be nil (a handler built without
+// metrics).
+func Record(ctx context.Context, m Recorder, metrics ...Metric) {
+	if m != nil {
+		m.Record(ctx, metrics...)
+	}
+}

@@ -63,3 +63,11 @@ func RawJSON(w http.ResponseWriter, status int, b []byte) {
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }
+
+// Nullable is s, or nil (JSON null) when s is empty.
+func Nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

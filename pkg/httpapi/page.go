@@ -33,16 +33,16 @@ const MaxItemBytes = MaxPageBytes - len(pageOpen) - len(metaOpen) - len(`""`) - 
 	len(limitOpen) - len("100") - len(pageClose)
 
 // WritePage writes page as a 200 list body, views[i] being what the client
-// sees of page.Items[i] (see writeList).
+// sees of page.Items[i] (see WriteList).
 func WritePage[T, V any](w http.ResponseWriter, r *http.Request, p Paging, views []V, page chat.Page[T]) {
 	if len(views) != len(page.Items) {
 		Error(w, r, chat.Internal(fmt.Errorf("httpapi: list %s: %d views of %d items", p.scope, len(views), len(page.Items))))
 		return
 	}
-	writeList(w, r, p, len(views), func(i int) ([]byte, error) { return json.Marshal(views[i]) }, page.Rest)
+	WriteList(w, r, p, len(views), func(i int) ([]byte, error) { return json.Marshal(views[i]) }, page.Rest)
 }
 
-// writeList writes a 200 list body of n items, encoding item i with
+// WriteList writes a 200 list body of n items, encoding item i with
 // encode(i), and ends the page before the first item that would take the
 // body past MaxPageBytes. next_cursor carries rest(k), the position after
 // the k items shown ("" when none follows them: null), so the next page
@@ -50,7 +50,7 @@ func WritePage[T, V any](w http.ResponseWriter, r *http.Request, p Paging, views
 // shown, so that every page but the last makes progress: an item longer
 // than MaxItemBytes is shown alone, over the budget, and logged (no list
 // has such items; see docs/decisions.md, "Lists and page size").
-func writeList(w http.ResponseWriter, r *http.Request, p Paging, n int, encode func(i int) ([]byte, error), rest func(k int) (string, bool)) {
+func WriteList(w http.ResponseWriter, r *http.Request, p Paging, n int, encode func(i int) ([]byte, error), rest func(k int) (string, bool)) {
 	body := append(make([]byte, 0, 4096), pageOpen...)
 	var tail []byte
 	var err error

@@ -10,12 +10,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chatbridge/chat/internal/apitest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
 )
 
-const pageScope = "test-list:" + wsID
+const pageScope = "test-list:" + apitest.WorkspaceID
 
 // listOf serves items through ReadPaging and WritePage; the position after
 // items[i] is positions[i] (default "p<i+1>"), and the store ends its own
@@ -119,7 +120,7 @@ func frame(t *testing.T, data []string, c *string, limit int) int {
 // the first page resumes exactly there. Both with the list ending (null
 // cursor) and with more to come (the cursor's length counts).
 func TestPageAtTheExactEdge(t *testing.T) {
-	codec := gmCodec(t)
+	codec := apitest.Codec(t)
 	for _, more := range []bool{false, true} {
 		for _, extra := range []int{0, 1} {
 			items := []string{"<first \u2028 item>", "", "third"}
@@ -162,7 +163,7 @@ func TestPageAtTheExactEdge(t *testing.T) {
 // the limit (DynamoDB's 1 MB) makes a short page with a cursor, not the end.
 func TestPageCutShortByTheStoreHasACursor(t *testing.T) {
 	l := &listOf{items: []string{"a", "b", "c", "d", "e"}, storeCut: 2}
-	h := l.handler(gmCodec(t))
+	h := l.handler(apitest.Codec(t))
 	var sizes []int
 	var got []string
 	for p, cur := (stringPage{}), ""; ; cur = *p.Meta.NextCursor {
@@ -181,7 +182,7 @@ func TestPageCutShortByTheStoreHasACursor(t *testing.T) {
 // followed by the longest position a cursor carries, at the largest limit,
 // makes a body of exactly MaxPageBytes.
 func TestPageItemOfMaxItemBytesFitsAlone(t *testing.T) {
-	codec := gmCodec(t)
+	codec := apitest.Codec(t)
 	long := strings.Repeat("x", cursor.MaxPositionLen)
 	if n := len(codec.Encode(pageScope, long)); n != cursor.MaxTokenLen {
 		t.Fatalf("the longest position makes a cursor of %d characters, want %d", n, cursor.MaxTokenLen)
@@ -202,7 +203,7 @@ func TestPageItemOfMaxItemBytesFitsAlone(t *testing.T) {
 // page that is empty and not the last (the list would never move on).
 func TestPageOversizedItemIsShownAlone(t *testing.T) {
 	l := &listOf{items: []string{strings.Repeat("<", httpapi.MaxPageBytes/6), "after"}}
-	h := l.handler(gmCodec(t))
+	h := l.handler(apitest.Codec(t))
 	p, body := get(t, h, 25, "")
 	if len(p.Data) != 1 || p.Meta.NextCursor == nil || len(body) <= httpapi.MaxPageBytes {
 		t.Fatalf("%d bytes, %d items, next %v; want the item alone, over the budget, with a cursor", len(body), len(p.Data), p.Meta.NextCursor)
@@ -222,7 +223,7 @@ func TestPageOversizedItemIsShownAlone(t *testing.T) {
 // position after each item could not be cut safely; that is a bug,
 // answered 500, never a cursor that skips or repeats.
 func TestPageWithoutPositionsIsAnInternalError(t *testing.T) {
-	h := (&listOf{items: []string{"a", "b", "c"}, noAfter: true}).handler(gmCodec(t))
+	h := (&listOf{items: []string{"a", "b", "c"}, noAfter: true}).handler(apitest.Codec(t))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/list?limit=2", nil))
 	if rec.Code != 500 || !strings.Contains(rec.Body.String(), "internal_error") {
@@ -232,7 +233,7 @@ func TestPageWithoutPositionsIsAnInternalError(t *testing.T) {
 
 // TestEmptyLastPage: an empty list is one page, [] and null.
 func TestEmptyLastPage(t *testing.T) {
-	p, body := get(t, (&listOf{}).handler(gmCodec(t)), 25, "")
+	p, body := get(t, (&listOf{}).handler(apitest.Codec(t)), 25, "")
 	if string(body) != `{"data":[],"meta":{"next_cursor":null,"limit":25}}` || len(p.Data) != 0 {
 		t.Fatalf("body %s", body)
 	}

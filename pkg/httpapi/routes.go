@@ -58,6 +58,10 @@ var Routes = []Route{
 	{GuestPageFunction, http.MethodGet, "/assets/{file}"},
 }
 
+// GuestPageFunction serves the guest page (contract section 12) and its
+// two static files.
+const GuestPageFunction = "GuestPageFunction"
+
 // FallbackFunction serves API Gateway's $default route: JSON 404 and 405
 // for every request no other route matched.
 const FallbackFunction = "FallbackFunction"

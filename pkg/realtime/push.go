@@ -67,7 +67,7 @@ type Pusher struct {
 	Store        ConnectionStore
 	Translations TranslationReader
 	Sender       Sender
-	// Encode renders a view as the API shows it (httpapi.EncodeMessageView),
+	// Encode renders a view as the API shows it (messageview.Encode),
 	// so a push is exactly what GET .../messages returns.
 	Encode func(rooms.MessageView) ([]byte, error)
 	Now    chat.Clock

@@ -12,12 +12,13 @@ import (
 	"strings"
 
 	"context"
+
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/deliveriesapi"
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/events"
-	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
@@ -68,12 +69,12 @@ func Fanout(a *app.App, queueURL string) *relay.Fanout {
 
 // listOutbound serves ListOutboundDeliveriesFunction.
 func listOutbound(a *app.App) http.Handler {
-	return httpapi.DeliveriesHandler(a.Auth(), events.KindOutbound, a.Store, a.Cursor)
+	return deliveriesapi.DeliveriesHandler(a.Auth(), events.KindOutbound, a.Store, a.Cursor)
 }
 
 // listSupport serves ListSupportDeliveriesFunction.
 func listSupport(a *app.App) http.Handler {
-	return httpapi.DeliveriesHandler(a.Auth(), events.KindSupport, a.Store, a.Cursor)
+	return deliveriesapi.DeliveriesHandler(a.Auth(), events.KindSupport, a.Store, a.Cursor)
 }
 
 // redeliverer queues redeliveries on DELIVERY_QUEUE_URL.
@@ -83,12 +84,12 @@ func redeliverer(a *app.App) *delivery.Redeliverer {
 
 // redeliverOutbound serves RedeliverOutboundFunction.
 func redeliverOutbound(a *app.App) http.Handler {
-	return httpapi.RedeliverHandler(a.Auth(), events.KindOutbound, redeliverer(a))
+	return deliveriesapi.RedeliverHandler(a.Auth(), events.KindOutbound, redeliverer(a))
 }
 
 // redeliverSupport serves RedeliverSupportFunction.
 func redeliverSupport(a *app.App) http.Handler {
-	return httpapi.RedeliverHandler(a.Auth(), events.KindSupport, redeliverer(a))
+	return deliveriesapi.RedeliverHandler(a.Auth(), events.KindSupport, redeliverer(a))
 }
 
 // Handlers are the delivery log's HTTP functions, by logical id, each

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/internal/localrun"
+	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/internal/wsgateway"
@@ -21,9 +23,7 @@ import (
 	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/pkg/realtime"
-	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/coder/websocket"
 )
 

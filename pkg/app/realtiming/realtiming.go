@@ -17,7 +17,7 @@ import (
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/wsapi"
@@ -41,7 +41,7 @@ func Route(a *app.App, sender *apigwmanagement.Client) *wsapi.Route {
 		Now:          a.Now,
 		Backfills:    a.Store,
 		Translations: a.Store,
-		Encode:       httpapi.EncodeMessageView,
+		Encode:       messageview.Encode,
 		Cursor:       backfillCursor(a),
 	}, Typist: &realtime.Typist{Typing: a.Store, Store: a.Store, Sender: sender, Now: a.Now}}
 }
@@ -90,7 +90,7 @@ func Push(a *app.App, sender realtime.Sender) *wsapi.Push {
 		n = realtime.DefaultConcurrency
 	}
 	return &wsapi.Push{Pusher: &realtime.Pusher{
-		Store: a.Store, Translations: a.Store, Sender: sender, Encode: httpapi.EncodeMessageView, Now: a.Now,
+		Store: a.Store, Translations: a.Store, Sender: sender, Encode: messageview.Encode, Now: a.Now,
 		Concurrency: n, Sent: &realtime.Sent{},
 	}}
 }

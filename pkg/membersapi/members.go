@@ -1,4 +1,4 @@
-package httpapi
+package membersapi
 
 import (
 	"context"
@@ -7,7 +7,9 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/members"
+	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -37,24 +39,24 @@ type channelView struct {
 
 // ChannelsHandler serves GET /api/v1/workspaces/{workspace_id}/channels
 // (contract section 9): the caller's channels, oldest first.
-func ChannelsHandler(auth Authorizer, svc ChannelLister, codec *cursor.Codec) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+func ChannelsHandler(auth httpapi.Authorizer, svc ChannelLister, codec *cursor.Codec) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		// The list is the caller's own: a cursor is bound to the user.
-		paging, err := ReadPaging(r, codec, "channels:"+p.WorkspaceID+":"+p.UserID)
+		paging, err := httpapi.ReadPaging(r, codec, "channels:"+p.WorkspaceID+":"+p.UserID)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		page, err := svc.ListChannels(r.Context(), p, paging.After, paging.Limit)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		views := make([]channelView, 0, len(page.Items))
 		for _, c := range page.Items {
 			views = append(views, channelView{ID: c.ID, WorkspaceID: c.WorkspaceID, Name: c.Name, CreatedAt: chat.FormatTime(c.CreatedAt)})
 		}
-		WritePage(w, r, paging, views, page)
+		httpapi.WritePage(w, r, paging, views, page)
 	})
 }
 
@@ -62,25 +64,25 @@ func ChannelsHandler(auth Authorizer, svc ChannelLister, codec *cursor.Codec) ht
 // /api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages
 // (contract section 9): newest first, each message in the caller's
 // preferred language, exactly as a guest of that language sees it.
-func ChannelMessagesHandler(auth Authorizer, svc ChannelMessageLister, codec *cursor.Codec) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+func ChannelMessagesHandler(auth httpapi.Authorizer, svc ChannelMessageLister, codec *cursor.Codec) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		channel := r.PathValue("channel_id")
 		if !p.MemberOf(channel) {
-			Error(w, r, workspaces.ErrForbidden())
+			httpapi.Error(w, r, workspaces.ErrForbidden())
 			return
 		}
-		paging, err := ReadPaging(r, codec, "channel-messages:"+p.WorkspaceID+":"+channel)
+		paging, err := httpapi.ReadPaging(r, codec, "channel-messages:"+p.WorkspaceID+":"+channel)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		page, err := svc.ListMessages(r.Context(), p, channel, paging.After, paging.Limit)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		// The guest list's encoder: one view builder and one size rule for both.
-		writeList(w, r, paging, len(page.Items), func(i int) ([]byte, error) { return encodeMessageView(page.Items[i]) }, page.Rest)
+		httpapi.WriteList(w, r, paging, len(page.Items), func(i int) ([]byte, error) { return messageview.Encode(page.Items[i]) }, page.Rest)
 	})
 }
 
@@ -89,16 +91,16 @@ func ChannelMessagesHandler(auth Authorizer, svc ChannelMessageLister, codec *cu
 // (contract section 9): 201 with the message's view; a replayed
 // Idempotency-Key answers the original 201 with Idempotent-Replayed: true.
 // Membership is judged before the body is read, the body before the key.
-func PostChannelMessageHandler(auth Authorizer, svc ChannelMessagePoster) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+func PostChannelMessageHandler(auth httpapi.Authorizer, svc ChannelMessagePoster) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		post := members.Post{ChannelID: r.PathValue("channel_id")}
 		if !p.MemberOf(post.ChannelID) {
-			Error(w, r, workspaces.ErrForbidden())
+			httpapi.Error(w, r, workspaces.ErrForbidden())
 			return
 		}
-		obj, _, err := ReadObject(r)
+		obj, _, err := httpapi.ReadObject(r)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		var v chat.Validation
@@ -108,7 +110,7 @@ func PostChannelMessageHandler(auth Authorizer, svc ChannelMessagePoster) http.H
 		}
 		skip, _ := obj.Bool(&v, "skip_translation", "skip translation")
 		if err := v.Err(); err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		post.Content, post.SkipTranslation = content, skip
@@ -119,15 +121,15 @@ func PostChannelMessageHandler(auth Authorizer, svc ChannelMessagePoster) http.H
 		}
 		res, err := svc.Post(r.Context(), p, post)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		if res.Replayed {
 			w.Header().Set("Idempotent-Replayed", "true")
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		JSON(w, http.StatusCreated, struct {
-			Data messageView `json:"data"`
-		}{messageViewOf(res.View)})
+		httpapi.JSON(w, http.StatusCreated, struct {
+			Data messageview.View `json:"data"`
+		}{messageview.Of(res.View)})
 	})
 }

@@ -1,4 +1,4 @@
-package httpapi
+package messageview_test
 
 import (
 	"encoding/json"
@@ -8,7 +8,9 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/fixture"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/messages"
+	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -32,22 +34,22 @@ func worstMessage(char string) chat.Message {
 // each (480,000 bytes), a name of 100 such characters (the longest bot
 // name; a nickname is at most 64), an avatar URL of 2,048 '&' (6 bytes
 // each), ULIDs and language tags of 35 characters come to less than half
-// of MaxItemBytes: two always fit a page, one always fits alone.
+// of httpapi.MaxItemBytes: two always fit a page, one always fits alone.
 func TestWorstMessageViewFitsAPageAlone(t *testing.T) {
 	if workspaces.MaxLimit > 999 {
-		t.Fatalf("MaxItemBytes assumes a limit of at most three digits, MaxLimit is %d", workspaces.MaxLimit)
+		t.Fatalf("httpapi.MaxItemBytes assumes a limit of at most three digits, MaxLimit is %d", workspaces.MaxLimit)
 	}
 	for _, char := range []string{"<", "\u2028", "\x01", "\U0001F600", "\uffff"} {
 		m := worstMessage(char)
 		v := rooms.ViewOf(m, nil, "en")
-		b, err := encodeMessageView(v)
+		b, err := messageview.Encode(v)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(b) > MaxItemBytes/2 {
-			t.Fatalf("%+q: the worst view takes %d bytes, want at most %d (half of MaxItemBytes)", char, len(b), MaxItemBytes/2)
+		if len(b) > httpapi.MaxItemBytes/2 {
+			t.Fatalf("%+q: the worst view takes %d bytes, want at most %d (half of httpapi.MaxItemBytes)", char, len(b), httpapi.MaxItemBytes/2)
 		}
-		t.Logf("%+q: worst view %d bytes (MaxItemBytes %d)", char, len(b), MaxItemBytes)
+		t.Logf("%+q: worst view %d bytes (httpapi.MaxItemBytes %d)", char, len(b), httpapi.MaxItemBytes)
 	}
 }
 
@@ -64,23 +66,23 @@ func TestOversizedTranslationShowsTheOriginal(t *testing.T) {
 		translated bool
 	}{
 		{"40,000 '<'", strings.Repeat("<", messages.MaxContentLen), true},
-		{"just over", strings.Repeat("<", (MaxItemBytes-240_000)/6), false},
+		{"just over", strings.Repeat("<", (httpapi.MaxItemBytes-240_000)/6), false},
 		{"400 KB of '<'", strings.Repeat("<", 400_000), false},
 	} {
 		v := rooms.ViewOf(m, map[string]string{"es": tc.text}, "es-ES")
 		if !v.Translated {
 			t.Fatalf("%s: the view builder did not pick the translation", tc.name)
 		}
-		b, err := encodeMessageView(v)
+		b, err := messageview.Encode(v)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got messageView
+		var got messageview.View
 		if err := json.Unmarshal(b, &got); err != nil {
 			t.Fatal(err)
 		}
-		if len(b) > MaxItemBytes || got.Translated != tc.translated {
-			t.Fatalf("%s: %d bytes, translated %v; want at most %d, translated %v", tc.name, len(b), got.Translated, MaxItemBytes, tc.translated)
+		if len(b) > httpapi.MaxItemBytes || got.Translated != tc.translated {
+			t.Fatalf("%s: %d bytes, translated %v; want at most %d, translated %v", tc.name, len(b), got.Translated, httpapi.MaxItemBytes, tc.translated)
 		}
 		if !tc.translated && (got.Content != m.Content || got.Language != m.SourceLanguage) {
 			t.Fatalf("%s: content of %d bytes in %s, want the original", tc.name, len(got.Content), got.Language)

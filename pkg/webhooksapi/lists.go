@@ -1,10 +1,11 @@
-package httpapi
+package webhooksapi
 
 import (
 	"net/http"
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -32,16 +33,16 @@ type supportView struct {
 // OutboundWebhooksHandler serves GET
 // /api/v1/workspaces/{workspace_id}/outbound-webhooks (contract section 3).
 // No secret is ever part of an item.
-func OutboundWebhooksHandler(auth Authorizer, store workspaces.WebhookStore, codec *cursor.Codec) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
-		paging, err := ReadPaging(r, codec, "outbound-webhooks:"+p.WorkspaceID)
+func OutboundWebhooksHandler(auth httpapi.Authorizer, store workspaces.WebhookStore, codec *cursor.Codec) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		paging, err := httpapi.ReadPaging(r, codec, "outbound-webhooks:"+p.WorkspaceID)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		page, err := store.OutboundWebhooks(r.Context(), p.WorkspaceID, paging.After, paging.Limit)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		views := make([]outboundView, 0, len(page.Items))
@@ -53,22 +54,22 @@ func OutboundWebhooksHandler(auth Authorizer, store workspaces.WebhookStore, cod
 			views = append(views, outboundView{ID: o.ID, WorkspaceID: o.WorkspaceID, Name: o.Name, URL: o.URL, Events: events,
 				Active: o.Active, CreatedAt: chat.FormatTime(o.CreatedAt), UpdatedAt: chat.FormatTime(o.UpdatedAt)})
 		}
-		WritePage(w, r, paging, views, page)
+		httpapi.WritePage(w, r, paging, views, page)
 	})
 }
 
 // SupportWebhooksHandler serves GET
 // /api/v1/workspaces/{workspace_id}/support-webhooks (contract section 3).
-func SupportWebhooksHandler(auth Authorizer, store workspaces.WebhookStore, codec *cursor.Codec) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
-		paging, err := ReadPaging(r, codec, "support-webhooks:"+p.WorkspaceID)
+func SupportWebhooksHandler(auth httpapi.Authorizer, store workspaces.WebhookStore, codec *cursor.Codec) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		paging, err := httpapi.ReadPaging(r, codec, "support-webhooks:"+p.WorkspaceID)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		page, err := store.SupportWebhooks(r.Context(), p.WorkspaceID, paging.After, paging.Limit)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		views := make([]supportView, 0, len(page.Items))
@@ -76,6 +77,6 @@ func SupportWebhooksHandler(auth Authorizer, store workspaces.WebhookStore, code
 			views = append(views, supportView{ID: s.ID, WorkspaceID: s.WorkspaceID, Name: s.Name, URL: s.URL,
 				Active: s.Active, CreatedAt: chat.FormatTime(s.CreatedAt), UpdatedAt: chat.FormatTime(s.UpdatedAt)})
 		}
-		WritePage(w, r, paging, views, page)
+		httpapi.WritePage(w, r, paging, views, page)
 	})
 }

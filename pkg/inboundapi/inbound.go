@@ -1,4 +1,4 @@
-package httpapi
+package inboundapi
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/emf"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inbound"
 	"github.com/chatbridge/chat/pkg/signature"
 	"github.com/chatbridge/chat/pkg/workspaces"
@@ -39,16 +40,16 @@ func InboundHandler(p Poster, now chat.Clock, m emf.Recorder) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req := inbound.Request{
 			WebhookID:    r.PathValue("webhook"),
-			MediaTypeErr: CheckContentType(r),
+			MediaTypeErr: httpapi.CheckContentType(r),
 			SourceIP:     clientIP(r),
 			UserAgent:    r.UserAgent(),
-			RequestID:    RequestID(r.Context()),
+			RequestID:    httpapi.RequestID(r.Context()),
 			ReceivedAt:   now(),
 		}
 		// Header, not r.Header: commas are part of a secret or a key.
-		req.SecretHeader, req.HasSecretHeader = Header(r, WebhookSecretHeader)
-		req.IdempotencyKey, req.HasKey = Header(r, IdempotencyKeyHeader)
-		req.SignatureHeader, _ = Header(r, signature.Header)
+		req.SecretHeader, req.HasSecretHeader = httpapi.Header(r, WebhookSecretHeader)
+		req.IdempotencyKey, req.HasKey = httpapi.Header(r, IdempotencyKeyHeader)
+		req.SignatureHeader, _ = httpapi.Header(r, signature.Header)
 		body, err := io.ReadAll(io.LimitReader(r.Body, inbound.MaxBodyBytes+1))
 		req.Body, req.TooLarge, req.ReadErr = body, len(body) > inbound.MaxBodyBytes || r.ContentLength > inbound.MaxBodyBytes, err
 		req.BodyBytes = len(body)
@@ -66,13 +67,13 @@ func InboundHandler(p Poster, now chat.Clock, m emf.Recorder) http.Handler {
 		}
 		recordInbound(r.Context(), m, res)
 		if res.Err != nil {
-			Error(w, r, res.Err)
+			httpapi.Error(w, r, res.Err)
 			return
 		}
 		if res.Replayed {
 			w.Header().Set(ReplayedHeader, "true")
 		}
-		RawJSON(w, res.Status, res.Body)
+		httpapi.RawJSON(w, res.Status, res.Body)
 	})
 }
 
@@ -113,36 +114,36 @@ type requestLogView struct {
 // RequestLogHandler serves GET
 // /api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/requests
 // (contract section 7): newest first, paginated like the lists.
-func RequestLogHandler(auth Authorizer, store RequestLogStore, codec *cursor.Codec) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+func RequestLogHandler(auth httpapi.Authorizer, store RequestLogStore, codec *cursor.Codec) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		webhook := r.PathValue("webhook")
-		paging, err := ReadPaging(r, codec, "inbound-requests:"+p.WorkspaceID+":"+webhook)
+		paging, err := httpapi.ReadPaging(r, codec, "inbound-requests:"+p.WorkspaceID+":"+webhook)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		notFound := chat.Errorf(chat.ENotFound, "The webhook does not exist.")
 		if !chat.ValidID(webhook) {
-			Error(w, r, notFound)
+			httpapi.Error(w, r, notFound)
 			return
 		}
 		if err := store.InboundWebhookOf(r.Context(), p.WorkspaceID, webhook); err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		page, err := store.RequestLogs(r.Context(), p.WorkspaceID, webhook, paging.After, paging.Limit)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		views := make([]requestLogView, 0, len(page.Items))
 		for _, l := range page.Items {
 			views = append(views, requestLogView{ID: l.ID, WorkspaceID: l.WorkspaceID, WebhookID: l.WebhookID,
 				ReceivedAt: chat.FormatTime(l.ReceivedAt), Status: l.Status, Outcome: l.Outcome,
-				ErrorCode: nullable(l.ErrorCode), MessageID: nullable(l.MessageID), IdempotencyKey: nullable(l.IdempotencyKey),
+				ErrorCode: httpapi.Nullable(l.ErrorCode), MessageID: httpapi.Nullable(l.MessageID), IdempotencyKey: httpapi.Nullable(l.IdempotencyKey),
 				AuthScheme: l.AuthScheme, SourceIP: l.SourceIP, UserAgent: l.UserAgent, BodyBytes: l.BodyBytes, DurationMS: l.DurationMS})
 		}
-		WritePage(w, r, paging, views, page)
+		httpapi.WritePage(w, r, paging, views, page)
 	})
 }
 
@@ -151,14 +152,14 @@ func recordInbound(ctx context.Context, m emf.Recorder, res inbound.Result) {
 	name := "InboundAccepted"
 	switch {
 	case res.Err != nil && chat.IsCode(res.Err, chat.EQuotaExceeded):
-		record(ctx, m, emf.Metric{Name: "InboundRejected", Unit: emf.Count, Value: 1}, emf.Metric{Name: "QuotaRejections", Unit: emf.Count, Value: 1})
+		emf.Record(ctx, m, emf.Metric{Name: "InboundRejected", Unit: emf.Count, Value: 1}, emf.Metric{Name: "QuotaRejections", Unit: emf.Count, Value: 1})
 		return
 	case res.Err != nil:
 		name = "InboundRejected"
 	case res.Replayed:
 		name = "InboundReplayed"
 	}
-	record(ctx, m, emf.Metric{Name: name, Unit: emf.Count, Value: 1})
+	emf.Record(ctx, m, emf.Metric{Name: name, Unit: emf.Count, Value: 1})
 }
 
 // record is m.Record for an m that may be nil.

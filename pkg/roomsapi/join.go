@@ -1,4 +1,4 @@
-package httpapi
+package roomsapi
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/emf"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
@@ -52,20 +53,20 @@ type joinResponse struct {
 // same client_id.
 func JoinHandler(j Joiner, m emf.Recorder) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		obj, _, err := ReadObject(r)
+		obj, _, err := httpapi.ReadObject(r)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		req, err := decodeJoin(obj)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		req.RoomID = r.PathValue("room_id")
 		res, err := j.Join(r.Context(), req)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		var out joinResponse
@@ -77,13 +78,13 @@ func JoinHandler(j Joiner, m emf.Recorder) http.Handler {
 		if res.Rejoined {
 			status = http.StatusOK
 		}
-		record(r.Context(), m, emf.Metric{Name: "GuestJoins", Unit: emf.Count, Value: 1})
+		emf.Record(r.Context(), m, emf.Metric{Name: "GuestJoins", Unit: emf.Count, Value: 1})
 		w.Header().Set("Cache-Control", "no-store")
-		JSON(w, status, out)
+		httpapi.JSON(w, status, out)
 	})
 }
 
-func decodeJoin(obj Object) (rooms.JoinRequest, error) {
+func decodeJoin(obj httpapi.Object) (rooms.JoinRequest, error) {
 	var v chat.Validation
 	var req rooms.JoinRequest
 	nick, ok := obj.String(&v, "nickname", "nickname")

@@ -1,4 +1,4 @@
-package httpapi
+package roomsapi
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -40,18 +41,18 @@ func managedRoomViewOf(r rooms.ManagedRoom, now time.Time) managedRoomView {
 
 func writeRoom(w http.ResponseWriter, status int, v managedRoomView) {
 	w.Header().Set("Cache-Control", "no-store")
-	JSON(w, status, struct {
+	httpapi.JSON(w, status, struct {
 		Data managedRoomView `json:"data"`
 	}{v})
 }
 
 // CreateRoomHandler serves POST /api/v1/workspaces/{workspace_id}/rooms
 // (contract section 9): 201 with the new room.
-func CreateRoomHandler(auth Authorizer, mgr RoomManager, now chat.Clock) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
-		obj, _, err := ReadObject(r)
+func CreateRoomHandler(auth httpapi.Authorizer, mgr RoomManager, now chat.Clock) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		obj, _, err := httpapi.ReadObject(r)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		var v chat.Validation
@@ -67,12 +68,12 @@ func CreateRoomHandler(auth Authorizer, mgr RoomManager, now chat.Clock) http.Ha
 			v.Add("expires_at", "The expires at field is required.")
 		}
 		if err := v.Err(); err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		room, err := mgr.Create(r.Context(), p, req)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		writeRoom(w, http.StatusCreated, managedRoomViewOf(room, now()))
@@ -81,16 +82,16 @@ func CreateRoomHandler(auth Authorizer, mgr RoomManager, now chat.Clock) http.Ha
 
 // RoomsHandler serves GET /api/v1/workspaces/{workspace_id}/rooms (contract
 // section 9): the workspace's rooms, newest first.
-func RoomsHandler(auth Authorizer, mgr RoomManager, codec *cursor.Codec, now chat.Clock) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
-		paging, err := ReadPaging(r, codec, "rooms:"+p.WorkspaceID)
+func RoomsHandler(auth httpapi.Authorizer, mgr RoomManager, codec *cursor.Codec, now chat.Clock) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		paging, err := httpapi.ReadPaging(r, codec, "rooms:"+p.WorkspaceID)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		page, err := mgr.List(r.Context(), p, paging.After, paging.Limit)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		at := now()
@@ -98,18 +99,18 @@ func RoomsHandler(auth Authorizer, mgr RoomManager, codec *cursor.Codec, now cha
 		for _, room := range page.Items {
 			views = append(views, managedRoomViewOf(room, at))
 		}
-		WritePage(w, r, paging, views, page)
+		httpapi.WritePage(w, r, paging, views, page)
 	})
 }
 
 // CloseRoomHandler serves POST
 // /api/v1/workspaces/{workspace_id}/rooms/{room_id}/close (contract section
 // 9): 200 with the room, closed. A body, if any, is ignored.
-func CloseRoomHandler(auth Authorizer, mgr RoomManager, now chat.Clock) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+func CloseRoomHandler(auth httpapi.Authorizer, mgr RoomManager, now chat.Clock) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		room, err := mgr.Close(r.Context(), p, r.PathValue("room_id"))
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		writeRoom(w, http.StatusOK, managedRoomViewOf(room, now()))

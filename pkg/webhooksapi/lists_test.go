@@ -1,4 +1,4 @@
-package httpapi_test
+package webhooksapi_test
 
 import (
 	"context"
@@ -9,14 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/internal/apitest"
 	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
-const wsID = "01JDZ8Y7K3Q4W5E6R7T8Y9A0WS"
+const wsID = apitest.WorkspaceID
 
 // sliceStore serves webhooks from slices, positions being item indexes.
 type sliceStore struct {
@@ -25,30 +27,14 @@ type sliceStore struct {
 	calls    int
 }
 
-func pageOf[T any](items []T, after string, limit int) chat.Page[T] {
-	start := 0
-	if after != "" {
-		fmt.Sscanf(after, "pos-%d", &start)
-	}
-	end := min(start+limit, len(items))
-	p := chat.Page[T]{Items: items[start:end]}
-	for i := start; i < end; i++ {
-		p.After = append(p.After, fmt.Sprintf("pos-%d", i+1))
-	}
-	if end < len(items) {
-		p.Next = fmt.Sprintf("pos-%d", end)
-	}
-	return p
-}
-
 func (s *sliceStore) OutboundWebhooks(_ context.Context, ws, after string, limit int) (chat.Page[chat.OutboundWebhook], error) {
 	s.calls++
-	return pageOf(s.outbound, after, limit), nil
+	return apitest.PageOf(s.outbound, after, limit), nil
 }
 
 func (s *sliceStore) SupportWebhooks(_ context.Context, ws, after string, limit int) (chat.Page[chat.SupportWebhook], error) {
 	s.calls++
-	return pageOf(s.support, after, limit), nil
+	return apitest.PageOf(s.support, after, limit), nil
 }
 
 func listFixture(n int) (*sliceStore, *workspaces.Authenticator, *cursor.Codec) {
@@ -96,8 +82,8 @@ func getList(t *testing.T, h http.Handler, path, token string) *httptest.Respons
 
 func listMux(st *sliceStore, auth *workspaces.Authenticator, codec *cursor.Codec) http.Handler {
 	return httpapi.Mux(map[string]http.Handler{
-		"ListOutboundWebhooksFunction": httpapi.OutboundWebhooksHandler(auth, st, codec),
-		"ListSupportWebhooksFunction":  httpapi.SupportWebhooksHandler(auth, st, codec),
+		"ListOutboundWebhooksFunction": webhooksapi.OutboundWebhooksHandler(auth, st, codec),
+		"ListSupportWebhooksFunction":  webhooksapi.SupportWebhooksHandler(auth, st, codec),
 	})
 }
 
@@ -142,7 +128,7 @@ func TestListPaginationVisitsEveryItemOnce(t *testing.T) {
 		if rec.Code != 200 {
 			t.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}
-		body := decode(t, rec)
+		body := apitest.Decode(t, rec)
 		data := body["data"].([]any)
 		sizes = append(sizes, len(data))
 		for _, it := range data {
@@ -182,7 +168,7 @@ func TestListDefaultsAndValidation(t *testing.T) {
 	st, auth, codec := listFixture(30)
 	h := listMux(st, auth, codec)
 	rec := getList(t, h, "/api/v1/workspaces/"+wsID+"/support-webhooks", "Bearer wsk_member")
-	body := decode(t, rec)
+	body := apitest.Decode(t, rec)
 	if n := len(body["data"].([]any)); n != 25 {
 		t.Fatalf("default page has %d items, want 25", n)
 	}
@@ -194,7 +180,7 @@ func TestListDefaultsAndValidation(t *testing.T) {
 			t.Errorf("?%s: status %d, want 422", q, rec.Code)
 			continue
 		}
-		errs := decode(t, rec)["errors"].(map[string]any)
+		errs := apitest.Decode(t, rec)["errors"].(map[string]any)
 		if _, ok := errs["limit"]; !ok {
 			if _, ok := errs["cursor"]; !ok {
 				t.Errorf("?%s: errors %v name neither limit nor cursor", q, errs)

@@ -1,4 +1,4 @@
-package httpapi
+package webhooksapi
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/webhooks"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -14,8 +15,8 @@ import (
 // WebhookManager manages webhooks (pkg/webhooks.Service).
 type WebhookManager interface {
 	Authorize(ctx context.Context, authorization, workspaceID string, kind webhooks.Kind, id string) (workspaces.Principal, webhooks.Webhook, error)
-	Create(ctx context.Context, p workspaces.Principal, kind webhooks.Kind, obj Object) (webhooks.Webhook, webhooks.Secrets, error)
-	Change(ctx context.Context, p workspaces.Principal, old webhooks.Webhook, obj Object) (webhooks.Webhook, error)
+	Create(ctx context.Context, p workspaces.Principal, kind webhooks.Kind, obj httpapi.Object) (webhooks.Webhook, webhooks.Secrets, error)
+	Change(ctx context.Context, p workspaces.Principal, old webhooks.Webhook, obj httpapi.Object) (webhooks.Webhook, error)
 	Rotate(ctx context.Context, p workspaces.Principal, old webhooks.Webhook) (webhooks.Webhook, webhooks.Secrets, error)
 	Delete(ctx context.Context, p workspaces.Principal, old webhooks.Webhook) error
 	AuditEvents(ctx context.Context, p workspaces.Principal, after string, limit int) (chat.Page[webhooks.AuditEvent], error)
@@ -44,7 +45,7 @@ func webhookView(w webhooks.Webhook) any {
 	switch w.Kind {
 	case webhooks.Inbound:
 		return inboundView{ID: w.ID, WorkspaceID: w.WorkspaceID, ChannelID: w.ChannelID, BotName: w.BotName,
-			BotAvatarURL: nullable(w.BotAvatarURL), SignatureRequired: w.SignatureRequired, Enabled: w.Enabled,
+			BotAvatarURL: httpapi.Nullable(w.BotAvatarURL), SignatureRequired: w.SignatureRequired, Enabled: w.Enabled,
 			URL: "/webhooks/" + w.ID + "/messages", CreatedAt: chat.FormatTime(w.CreatedAt), UpdatedAt: chat.FormatTime(w.UpdatedAt)}
 	case webhooks.Outbound:
 		events := w.Events
@@ -100,24 +101,24 @@ func authorization(r *http.Request) string {
 
 // CreateWebhookHandler serves POST .../{inbound,outbound,support}-webhooks
 // (contract section 10, admin): 201 with the webhook and its secrets.
-func CreateWebhookHandler(kind webhooks.Kind, auth Authorizer, m WebhookManager) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+func CreateWebhookHandler(kind webhooks.Kind, auth httpapi.Authorizer, m WebhookManager) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		if err := workspaces.RequireAdmin(p); err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
-		obj, _, err := ReadObject(r)
+		obj, _, err := httpapi.ReadObject(r)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		wh, sec, err := m.Create(r.Context(), p, kind, obj)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		JSON(w, http.StatusCreated, dataBody{createdView(wh, sec)})
+		httpapi.JSON(w, http.StatusCreated, dataBody{createdView(wh, sec)})
 	})
 }
 
@@ -130,7 +131,7 @@ func byID(kind webhooks.Kind, m WebhookManager, h func(w http.ResponseWriter, r 
 		}
 		p, old, err := m.Authorize(r.Context(), authorization(r), r.PathValue("workspace_id"), kind, id)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		h(w, r, p, old)
@@ -141,17 +142,17 @@ func byID(kind webhooks.Kind, m WebhookManager, h func(w http.ResponseWriter, r 
 // partial update, 200 with the webhook.
 func ChangeWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
 	return byID(kind, m, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, old webhooks.Webhook) {
-		obj, _, err := ReadObject(r)
+		obj, _, err := httpapi.ReadObject(r)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		wh, err := m.Change(r.Context(), p, old, obj)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
-		JSON(w, http.StatusOK, dataBody{webhookView(wh)})
+		httpapi.JSON(w, http.StatusOK, dataBody{webhookView(wh)})
 	})
 }
 
@@ -159,7 +160,7 @@ func ChangeWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
 func DeleteWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
 	return byID(kind, m, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, old webhooks.Webhook) {
 		if err := m.Delete(r.Context(), p, old); err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
@@ -173,7 +174,7 @@ func RotateWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
 	return byID(kind, m, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, old webhooks.Webhook) {
 		wh, sec, err := m.Rotate(r.Context(), p, old)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		v := rotatedView{ID: wh.ID, SigningSecret: sec.SigningSecret, PreviousSecretExpiresAt: chat.FormatTime(sec.PreviousExpiresAt)}
@@ -181,29 +182,29 @@ func RotateWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
 			v.Secret = &sec.Secret
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		JSON(w, http.StatusOK, dataBody{v})
+		httpapi.JSON(w, http.StatusOK, dataBody{v})
 	})
 }
 
 // InboundWebhooksHandler serves GET .../inbound-webhooks (every user of
 // the workspace), oldest first, paginated like the other lists.
-func InboundWebhooksHandler(auth Authorizer, store InboundWebhookLister, codec *cursor.Codec) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
-		paging, err := ReadPaging(r, codec, "inbound-webhooks:"+p.WorkspaceID)
+func InboundWebhooksHandler(auth httpapi.Authorizer, store InboundWebhookLister, codec *cursor.Codec) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		paging, err := httpapi.ReadPaging(r, codec, "inbound-webhooks:"+p.WorkspaceID)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		page, err := store.InboundWebhooks(r.Context(), p.WorkspaceID, paging.After, paging.Limit)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		views := make([]inboundView, 0, len(page.Items))
 		for _, wh := range page.Items {
 			views = append(views, webhookView(wh).(inboundView))
 		}
-		WritePage(w, r, paging, views, page)
+		httpapi.WritePage(w, r, paging, views, page)
 	})
 }
 
@@ -223,20 +224,20 @@ type auditView struct {
 }
 
 // AuditEventsHandler serves GET .../audit-events (admin), newest first.
-func AuditEventsHandler(auth Authorizer, m WebhookManager, codec *cursor.Codec) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+func AuditEventsHandler(auth httpapi.Authorizer, m WebhookManager, codec *cursor.Codec) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		if err := workspaces.RequireAdmin(p); err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
-		paging, err := ReadPaging(r, codec, "audit-events:"+p.WorkspaceID)
+		paging, err := httpapi.ReadPaging(r, codec, "audit-events:"+p.WorkspaceID)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		page, err := m.AuditEvents(r.Context(), p, paging.After, paging.Limit)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		views := make([]auditView, 0, len(page.Items))
@@ -249,6 +250,6 @@ func AuditEventsHandler(auth Authorizer, m WebhookManager, codec *cursor.Codec) 
 				Actor: auditActor{e.ActorType, e.ActorID}, Target: auditActor{e.TargetType, e.TargetID},
 				Changes: changes, CreatedAt: chat.FormatTime(e.CreatedAt)})
 		}
-		WritePage(w, r, paging, views, page)
+		httpapi.WritePage(w, r, paging, views, page)
 	})
 }

@@ -1,4 +1,4 @@
-package httpapi_test
+package roomsapi_test
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/roomsapi"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -145,7 +147,7 @@ func (f *fuzzJoiner) Join(_ context.Context, req rooms.JoinRequest) (rooms.JoinR
 func FuzzJoinRequest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, room, contentType string, body []byte) {
 		j := &fuzzJoiner{}
-		h := httpapi.Mux(map[string]http.Handler{"JoinRoomFunction": httpapi.JoinHandler(j, nil)})
+		h := httpapi.Mux(map[string]http.Handler{"JoinRoomFunction": roomsapi.JoinHandler(j, nil)})
 		rec := httptest.NewRecorder()
 		r := fuzzRequest("POST", "/api/v1/external/rooms/"+url.PathEscape(room)+"/guests", contentType, body)
 		h.ServeHTTP(rec, r)
@@ -217,10 +219,10 @@ func FuzzGuestPost(f *testing.F) {
 	f.Fuzz(func(t *testing.T, token, room, contentType string, body []byte) {
 		w := &fuzzWriter{}
 		auth := &rooms.GuestAuth{Sessions: fuzzSessions{}, Now: func() time.Time { return fuzzNow }}
-		h := httpapi.Mux(map[string]http.Handler{"PostGuestMessageFunction": httpapi.PostGuestMessageHandler(auth,
+		h := httpapi.Mux(map[string]http.Handler{"PostGuestMessageFunction": roomsapi.PostGuestMessageHandler(auth,
 			&rooms.Poster{Store: w, IDs: chat.NewIDs(), Now: func() time.Time { return fuzzNow }})})
 		req := fuzzRequest("POST", "/api/v1/external/rooms/"+url.PathEscape(room)+"/messages", contentType, body)
-		req.Header[httpapi.GuestTokenHeader] = []string{token}
+		req.Header[roomsapi.GuestTokenHeader] = []string{token}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		out := checkAnswer(t, req, rec, true, "content")
@@ -309,7 +311,7 @@ func FuzzListQuery(f *testing.F) {
 	// A real cursor, so that mutations reach the MAC check and the store.
 	f.Add("Bearer "+fuzzAPIKey, "limit=1&cursor="+url.QueryEscape(codec.Encode("outbound-webhooks:"+fuzzWS, "0")))
 	f.Fuzz(func(t *testing.T, authorization, rawQuery string) {
-		h := httpapi.Mux(map[string]http.Handler{"ListOutboundWebhooksFunction": httpapi.OutboundWebhooksHandler(
+		h := httpapi.Mux(map[string]http.Handler{"ListOutboundWebhooksFunction": webhooksapi.OutboundWebhooksHandler(
 			&workspaces.Authenticator{Tokens: fuzzTokens{}}, fuzzWebhooks{}, codec)})
 		req := fuzzRequest("GET", "/api/v1/workspaces/"+fuzzWS+"/outbound-webhooks", "", nil)
 		req.URL.RawQuery = rawQuery

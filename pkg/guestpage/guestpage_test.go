@@ -1,4 +1,4 @@
-package httpapi_test
+package guestpage_test
 
 import (
 	"net/http/httptest"
@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/guestpage"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
@@ -14,7 +14,7 @@ import (
 // (its icon included, so that no browser asks for /favicon.ico) is served,
 // and the nickname field takes as many characters as the join API.
 func TestGuestPageLoadsOnlyWhatItServes(t *testing.T) {
-	h := httpapi.GuestPageHandler("")
+	h := guestpage.GuestPageHandler("")
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/rooms/01JD9N113GQYDPWDARF68MKWR7", nil))
 	if rec.Code != 200 {

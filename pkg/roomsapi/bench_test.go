@@ -1,4 +1,4 @@
-package httpapi_test
+package roomsapi_test
 
 import (
 	"bytes"
@@ -14,8 +14,11 @@ import (
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inbound"
+	"github.com/chatbridge/chat/pkg/inboundapi"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/roomsapi"
 	"github.com/chatbridge/chat/pkg/signature"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -36,7 +39,7 @@ func inboundBench() (http.Handler, *memstore.Store) {
 	}
 	svc := &inbound.Service{Configs: &inbound.Cache{Source: st, TTL: time.Hour, NegativeTTL: time.Second, Now: time.Now},
 		Quota: st, Store: st, IDs: chat.NewIDs(), Now: time.Now}
-	return httpapi.Mux(map[string]http.Handler{"InboundWebhookFunction": httpapi.InboundHandler(svc, time.Now, nil)}), st
+	return httpapi.Mux(map[string]http.Handler{"InboundWebhookFunction": inboundapi.InboundHandler(svc, time.Now, nil)}), st
 }
 
 // signedRequests makes n distinct signed requests with idempotency keys.
@@ -105,7 +108,7 @@ func BenchmarkJoin(b *testing.B) {
 	st := memstore.New()
 	const room = "01JD9N113GQYDPWDARF68MKWR7"
 	st.Rooms[room] = chat.Room{ID: room, WorkspaceID: "W", ChannelID: "C", Name: "Support call", Status: chat.RoomActive, ExpiresAt: time.Now().Add(24 * time.Hour)}
-	h := httpapi.Mux(map[string]http.Handler{"JoinRoomFunction": httpapi.JoinHandler(&rooms.Service{Store: st, IDs: chat.NewIDs(), Now: time.Now}, nil)})
+	h := httpapi.Mux(map[string]http.Handler{"JoinRoomFunction": roomsapi.JoinHandler(&rooms.Service{Store: st, IDs: chat.NewIDs(), Now: time.Now}, nil)})
 	body := []byte(`{"nickname":"Ana","preferred_language":"es-ES"}`)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -130,7 +133,7 @@ func BenchmarkListPage(b *testing.B) {
 			Name: "hook", URL: "https://example.com/hooks/" + strconv.Itoa(i), Events: []string{"message.created"}, Active: true, CreatedAt: base, UpdatedAt: base})
 	}
 	codec, _ := cursor.New([]byte("bench-cursor-key-0123456789abcdef"))
-	h := httpapi.Mux(map[string]http.Handler{"ListOutboundWebhooksFunction": httpapi.OutboundWebhooksHandler(&workspaces.Authenticator{Tokens: st}, st, codec)})
+	h := httpapi.Mux(map[string]http.Handler{"ListOutboundWebhooksFunction": webhooksapi.OutboundWebhooksHandler(&workspaces.Authenticator{Tokens: st}, st, codec)})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -1,4 +1,4 @@
-package httpapi_test
+package roomsapi_test
 
 import (
 	"context"
@@ -10,12 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/internal/apitest"
 	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/roomsapi"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -96,7 +98,7 @@ func (s *gmStore) PutMessage(_ context.Context, m chat.Message) error {
 func (s *gmStore) ListMessages(_ context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error) {
 	s.calls++
 	s.listedFor = channelID
-	return pageOf(s.msgs, after, limit), nil
+	return apitest.PageOf(s.msgs, after, limit), nil
 }
 
 func (s *gmStore) Translations(_ context.Context, ids, langs []string) (map[string]map[string]string, error) {
@@ -115,22 +117,13 @@ func (s *gmStore) Translations(_ context.Context, ids, langs []string) (map[stri
 	return out, nil
 }
 
-func gmCodec(t *testing.T) *cursor.Codec {
-	t.Helper()
-	c, err := cursor.New([]byte("0123456789abcdef0123456789abcdef"))
-	if err != nil {
-		t.Fatalf("cursor: %v", err)
-	}
-	return c
-}
-
 // gmHandler mounts both guest message handlers on their routes, wrapped
 // like every endpoint.
-func gmHandler(t *testing.T, auth httpapi.GuestAuthenticator, st *gmStore) http.Handler {
+func gmHandler(t *testing.T, auth roomsapi.GuestAuthenticator, st *gmStore) http.Handler {
 	t.Helper()
 	mux := http.NewServeMux()
-	mux.Handle("GET /api/v1/external/rooms/{room_id}/messages", httpapi.GuestMessagesHandler(auth, &rooms.Lister{Store: st}, gmCodec(t)))
-	mux.Handle("POST /api/v1/external/rooms/{room_id}/messages", httpapi.PostGuestMessageHandler(auth,
+	mux.Handle("GET /api/v1/external/rooms/{room_id}/messages", roomsapi.GuestMessagesHandler(auth, &rooms.Lister{Store: st}, apitest.Codec(t)))
+	mux.Handle("POST /api/v1/external/rooms/{room_id}/messages", roomsapi.PostGuestMessageHandler(auth,
 		&rooms.Poster{Store: st, IDs: chat.NewIDs(), Now: func() time.Time { return gmNow }}))
 	return httpapi.Wrap(mux)
 }
@@ -139,7 +132,7 @@ func gmDo(t *testing.T, h http.Handler, method, target, token, body string, head
 	t.Helper()
 	req := httptest.NewRequest(method, target, strings.NewReader(body))
 	if token != "" {
-		req.Header.Set(httpapi.GuestTokenHeader, token)
+		req.Header.Set(roomsapi.GuestTokenHeader, token)
 	}
 	for k, v := range header {
 		req.Header.Set(k, v)
@@ -191,8 +184,8 @@ func TestGuestMessagesTokenRules(t *testing.T) {
 func TestGuestMessagesRepeatedTokenHeaderIsUnauthenticated(t *testing.T) {
 	auth, sessions := gmAuth()
 	req := httptest.NewRequest(http.MethodGet, gmPath(gmRoom), nil)
-	req.Header.Add(httpapi.GuestTokenHeader, "gst_ana")
-	req.Header.Add(httpapi.GuestTokenHeader, "gst_ana")
+	req.Header.Add(roomsapi.GuestTokenHeader, "gst_ana")
+	req.Header.Add(roomsapi.GuestTokenHeader, "gst_ana")
 	rec := httptest.NewRecorder()
 	gmHandler(t, auth, &gmStore{}).ServeHTTP(rec, req)
 	if rec.Code != 401 || strings.TrimSpace(rec.Body.String()) != gmUnauthenticated {
@@ -396,7 +389,7 @@ func TestListGuestMessagesPagination(t *testing.T) {
 		if rec.Code != 200 {
 			t.Fatalf("status %d: %s", rec.Code, rec.Body)
 		}
-		body := decode(t, rec)
+		body := apitest.Decode(t, rec)
 		data := body["data"].([]any)
 		sizes = append(sizes, len(data))
 		for _, it := range data {
@@ -422,10 +415,10 @@ func TestListGuestMessagesDefaultsAndValidation(t *testing.T) {
 	auth, _ := gmAuth()
 	st := &gmStore{msgs: gmHistory(30)}
 	h := gmHandler(t, auth, st)
-	if n := len(decode(t, gmDo(t, h, http.MethodGet, gmPath(gmRoom), "gst_ana", "", nil))["data"].([]any)); n != 25 {
+	if n := len(apitest.Decode(t, gmDo(t, h, http.MethodGet, gmPath(gmRoom), "gst_ana", "", nil))["data"].([]any)); n != 25 {
 		t.Fatalf("default page has %d items, want 25", n)
 	}
-	codec := gmCodec(t)
+	codec := apitest.Codec(t)
 	otherRoom := codec.Encode("room-messages:"+gmOtherRoom, "pos-10")
 	workspaceList := codec.Encode("outbound-webhooks:"+gmRoom, "pos-10")
 	for _, q := range []string{"limit=0", "limit=101", "limit=x", "limit=", "limit=5&limit=6", "cursor=garbage", "cursor=" + otherRoom, "cursor=" + workspaceList} {
@@ -435,7 +428,7 @@ func TestListGuestMessagesDefaultsAndValidation(t *testing.T) {
 			t.Errorf("?%s: status %d, want 422", q, rec.Code)
 			continue
 		}
-		errs := decode(t, rec)["errors"].(map[string]any)
+		errs := apitest.Decode(t, rec)["errors"].(map[string]any)
 		if errs["limit"] == nil && errs["cursor"] == nil {
 			t.Errorf("?%s: errors %v name neither limit nor cursor", q, errs)
 		}
@@ -444,7 +437,7 @@ func TestListGuestMessagesDefaultsAndValidation(t *testing.T) {
 		}
 	}
 	own := codec.Encode("room-messages:"+gmRoom, "pos-28")
-	if n := len(decode(t, gmDo(t, h, http.MethodGet, gmPath(gmRoom)+"?cursor="+own, "gst_ana", "", nil))["data"].([]any)); n != 2 {
+	if n := len(apitest.Decode(t, gmDo(t, h, http.MethodGet, gmPath(gmRoom)+"?cursor="+own, "gst_ana", "", nil))["data"].([]any)); n != 2 {
 		t.Fatalf("page after pos-28 has %d items, want 2", n)
 	}
 }
@@ -461,13 +454,13 @@ func TestGuestTokenOpensNoWorkspaceEndpoint(t *testing.T) {
 		return workspaces.APIToken{}, chat.Errorf(chat.ENotFound, "none")
 	})}
 	lists := &gmWebhooks{}
-	codec := gmCodec(t)
+	codec := apitest.Codec(t)
 	mux := http.NewServeMux()
-	mux.Handle("GET /api/v1/workspaces/{workspace_id}/outbound-webhooks", httpapi.OutboundWebhooksHandler(auth, lists, codec))
+	mux.Handle("GET /api/v1/workspaces/{workspace_id}/outbound-webhooks", webhooksapi.OutboundWebhooksHandler(auth, lists, codec))
 	h := httpapi.Wrap(mux)
 	for name, header := range map[string][2]string{
 		"as bearer":       {"Authorization", "Bearer " + guestToken},
-		"in guest header": {httpapi.GuestTokenHeader, guestToken},
+		"in guest header": {roomsapi.GuestTokenHeader, guestToken},
 	} {
 		req := httptest.NewRequest(http.MethodGet, "/api/v1/workspaces/"+ws+"/outbound-webhooks", nil)
 		req.Header.Set(header[0], header[1])
@@ -520,7 +513,7 @@ func TestPostGuestMessageRateLimit(t *testing.T) {
 	st := &gmStore{}
 	now := gmNow.Add(12*time.Second + 300*time.Millisecond)
 	mux := http.NewServeMux()
-	mux.Handle("POST /api/v1/external/rooms/{room_id}/messages", httpapi.PostGuestMessageHandler(auth,
+	mux.Handle("POST /api/v1/external/rooms/{room_id}/messages", roomsapi.PostGuestMessageHandler(auth,
 		&rooms.Poster{Store: st, Rate: &gmCounter{n: map[string]int{}}, IDs: chat.NewIDs(), Now: func() time.Time { return now }}))
 	h := httpapi.Wrap(mux)
 	for i := 1; i <= rooms.PostsPerMinute; i++ {

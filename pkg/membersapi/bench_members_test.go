@@ -1,4 +1,4 @@
-package httpapi_test
+package membersapi_test
 
 import (
 	"bytes"
@@ -14,7 +14,9 @@ import (
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/members"
+	"github.com/chatbridge/chat/pkg/membersapi"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/roomsapi"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -96,10 +98,10 @@ func membersBench() (http.Handler, *benchStore) {
 	mgr := &rooms.Manager{Store: st, IDs: chat.NewIDs(), Now: time.Now}
 	codec, _ := cursor.New([]byte("bench-cursor-key-0123456789abcdef"))
 	return httpapi.Mux(map[string]http.Handler{
-		"ListChannelMessagesFunction": httpapi.ChannelMessagesHandler(auth, svc, codec),
-		"PostChannelMessageFunction":  httpapi.PostChannelMessageHandler(auth, svc),
-		"CreateRoomFunction":          httpapi.CreateRoomHandler(auth, mgr, time.Now),
-		"CloseRoomFunction":           httpapi.CloseRoomHandler(auth, mgr, time.Now),
+		"ListChannelMessagesFunction": membersapi.ChannelMessagesHandler(auth, svc, codec),
+		"PostChannelMessageFunction":  membersapi.PostChannelMessageHandler(auth, svc),
+		"CreateRoomFunction":          roomsapi.CreateRoomHandler(auth, mgr, time.Now),
+		"CloseRoomFunction":           roomsapi.CloseRoomHandler(auth, mgr, time.Now),
 	}), st
 }
 

@@ -1,18 +1,19 @@
-package httpapi_test
+package roomsapi_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/internal/apitest"
 	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/roomsapi"
 )
 
 // fakeJoiner is a rooms service fake with a function field.
@@ -39,9 +40,9 @@ func okJoiner(got *rooms.JoinRequest) *fakeJoiner {
 	}}
 }
 
-func serveJoin(t *testing.T, j httpapi.Joiner, method, body string, header map[string]string) *httptest.ResponseRecorder {
+func serveJoin(t *testing.T, j roomsapi.Joiner, method, body string, header map[string]string) *httptest.ResponseRecorder {
 	t.Helper()
-	h := httpapi.Mux(map[string]http.Handler{"JoinRoomFunction": httpapi.JoinHandler(j, nil)})
+	h := httpapi.Mux(map[string]http.Handler{"JoinRoomFunction": roomsapi.JoinHandler(j, nil)})
 	req := httptest.NewRequest(method, "/api/v1/external/rooms/"+roomID+"/guests", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range header {
@@ -51,15 +52,6 @@ func serveJoin(t *testing.T, j httpapi.Joiner, method, body string, header map[s
 	h.ServeHTTP(rec, req)
 	openapitest.Check(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
 	return rec
-}
-
-func decode(t *testing.T, rec *httptest.ResponseRecorder) map[string]any {
-	t.Helper()
-	var v map[string]any
-	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
-		t.Fatalf("body %q is not JSON: %v", rec.Body.String(), err)
-	}
-	return v
 }
 
 func TestJoinValidation(t *testing.T) {
@@ -97,7 +89,7 @@ func TestJoinValidation(t *testing.T) {
 			if called {
 				t.Fatalf("the service was called for an invalid request")
 			}
-			body := decode(t, rec)
+			body := apitest.Decode(t, rec)
 			if body["message"] != tc.msg {
 				t.Errorf("message %q, want %q", body["message"], tc.msg)
 			}
@@ -112,7 +104,7 @@ func TestJoinValidation(t *testing.T) {
 
 func TestJoinMessageIsTheFirstFieldError(t *testing.T) {
 	rec := serveJoin(t, okJoiner(new(rooms.JoinRequest)), http.MethodPost, `{"client_id":"x"}`, nil)
-	body := decode(t, rec)
+	body := apitest.Decode(t, rec)
 	if body["message"] != "The nickname field is required." {
 		t.Fatalf("message %q, want the nickname error first", body["message"])
 	}
@@ -140,7 +132,7 @@ func TestJoinSuccessShape(t *testing.T) {
 	if rec.Header().Get("X-Request-Id") == "" {
 		t.Errorf("no X-Request-Id")
 	}
-	data := decode(t, rec)["data"].(map[string]any)
+	data := apitest.Decode(t, rec)["data"].(map[string]any)
 	session := data["session"].(map[string]any)
 	if session["token_type"] != "guest" || session["header"] != "X-Service-Guest-Token" || session["token"] != "gst_secret" {
 		t.Errorf("session %v", session)
@@ -186,7 +178,7 @@ func TestJoinRejectsMalformedBodies(t *testing.T) {
 			if rec.Code != tc.status {
 				t.Fatalf("status %d, want %d; body %s", rec.Code, tc.status, rec.Body)
 			}
-			codes := decode(t, rec)["errors"].(map[string]any)["code"].([]any)
+			codes := apitest.Decode(t, rec)["errors"].(map[string]any)["code"].([]any)
 			if len(codes) != 1 || codes[0] != tc.code {
 				t.Fatalf("code %v, want %s", codes, tc.code)
 			}
@@ -216,7 +208,7 @@ func TestJoinErrorsFromTheService(t *testing.T) {
 }
 
 func TestUnknownRoutesAndMethods(t *testing.T) {
-	h := httpapi.Mux(map[string]http.Handler{"JoinRoomFunction": httpapi.JoinHandler(okJoiner(new(rooms.JoinRequest)), nil)})
+	h := httpapi.Mux(map[string]http.Handler{"JoinRoomFunction": roomsapi.JoinHandler(okJoiner(new(rooms.JoinRequest)), nil)})
 	for _, tc := range []struct {
 		method, path string
 		status       int
@@ -234,7 +226,7 @@ func TestUnknownRoutesAndMethods(t *testing.T) {
 			t.Errorf("%s %s: status %d, want %d", tc.method, tc.path, rec.Code, tc.status)
 			continue
 		}
-		codes := decode(t, rec)["errors"].(map[string]any)["code"].([]any)
+		codes := apitest.Decode(t, rec)["errors"].(map[string]any)["code"].([]any)
 		if codes[0] != tc.code {
 			t.Errorf("%s %s: code %v, want %s", tc.method, tc.path, codes, tc.code)
 		}

@@ -1,13 +1,14 @@
-package httpapi
+package roomsapi
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/messages"
+	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
@@ -43,72 +44,11 @@ func RequireGuest(auth GuestAuthenticator, h GuestHandler) http.Handler {
 		}
 		s, room, err := auth.Authenticate(r.Context(), r.PathValue("room_id"), token)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		h(w, r, s, room)
 	})
-}
-
-// messageAuthorView is a message's author. id and avatar_url are null when
-// the author has none (a guest has no avatar), never "".
-type messageAuthorView struct {
-	Type      string  `json:"type"`
-	ID        *string `json:"id"`
-	Name      string  `json:"name"`
-	AvatarURL *string `json:"avatar_url"`
-}
-
-// messageView is a message in one reader's language (contract section 6).
-type messageView struct {
-	ID               string            `json:"id"`
-	ChannelID        string            `json:"channel_id"`
-	Author           messageAuthorView `json:"author"`
-	Content          string            `json:"content"`
-	Language         string            `json:"language"`
-	OriginalContent  string            `json:"original_content"`
-	OriginalLanguage string            `json:"original_language"`
-	Translated       bool              `json:"translated"`
-	CreatedAt        string            `json:"created_at"`
-}
-
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-func messageViewOf(v rooms.MessageView) messageView {
-	m := v.Message
-	return messageView{
-		ID:        m.ID,
-		ChannelID: m.ChannelID,
-		Author: messageAuthorView{
-			Type: m.Author.Type, ID: nullable(m.Author.ID), Name: m.Author.Name, AvatarURL: nullable(m.Author.AvatarURL),
-		},
-		Content:          v.Content,
-		Language:         v.Language,
-		OriginalContent:  m.Content,
-		OriginalLanguage: m.SourceLanguage,
-		Translated:       v.Translated,
-		CreatedAt:        chat.FormatTime(m.CreatedAt),
-	}
-}
-
-// encodeMessageView returns the JSON of v, in at most MaxItemBytes. A
-// translation is stored as the translator returned it, so one could make
-// the view too long to fit a page alone; such a view shows the original
-// instead (translated false), which always fits: content and
-// original_content are each at most 40,000 characters of at most 6 bytes
-// of JSON (\u003c, \u2028), and every other field is bounded (see
-// docs/decisions.md, "Lists and page size").
-func encodeMessageView(v rooms.MessageView) ([]byte, error) {
-	b, err := json.Marshal(messageViewOf(v))
-	if err != nil || len(b) <= MaxItemBytes || !v.Translated {
-		return b, err
-	}
-	return json.Marshal(messageViewOf(rooms.ViewOf(v.Message, nil, "")))
 }
 
 // GuestMessagesHandler serves GET
@@ -117,17 +57,17 @@ func encodeMessageView(v rooms.MessageView) ([]byte, error) {
 // like the workspace lists.
 func GuestMessagesHandler(auth GuestAuthenticator, msgs GuestMessageLister, codec *cursor.Codec) http.Handler {
 	return RequireGuest(auth, func(w http.ResponseWriter, r *http.Request, s chat.GuestSession, room chat.Room) {
-		paging, err := ReadPaging(r, codec, "room-messages:"+room.ID)
+		paging, err := httpapi.ReadPaging(r, codec, "room-messages:"+room.ID)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		page, err := msgs.List(r.Context(), s, room, paging.After, paging.Limit)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
-		writeList(w, r, paging, len(page.Items), func(i int) ([]byte, error) { return encodeMessageView(page.Items[i]) }, page.Rest)
+		httpapi.WriteList(w, r, paging, len(page.Items), func(i int) ([]byte, error) { return messageview.Encode(page.Items[i]) }, page.Rest)
 	})
 }
 
@@ -136,29 +76,29 @@ func GuestMessagesHandler(auth GuestAuthenticator, msgs GuestMessageLister, code
 // the new message's view. The credential is judged before the body is read.
 func PostGuestMessageHandler(auth GuestAuthenticator, msgs GuestMessagePoster) http.Handler {
 	return RequireGuest(auth, func(w http.ResponseWriter, r *http.Request, s chat.GuestSession, room chat.Room) {
-		obj, _, err := ReadObject(r)
+		obj, _, err := httpapi.ReadObject(r)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		content, err := decodeGuestMessage(obj)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		v, err := msgs.Post(r.Context(), s, room, content)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		JSON(w, http.StatusCreated, struct {
-			Data messageView `json:"data"`
-		}{messageViewOf(v)})
+		httpapi.JSON(w, http.StatusCreated, struct {
+			Data messageview.View `json:"data"`
+		}{messageview.Of(v)})
 	})
 }
 
-func decodeGuestMessage(obj Object) (string, error) {
+func decodeGuestMessage(obj httpapi.Object) (string, error) {
 	var v chat.Validation
 	content, ok := obj.String(&v, "content", "content")
 	switch {
@@ -171,7 +111,3 @@ func decodeGuestMessage(obj Object) (string, error) {
 	}
 	return content, v.Err()
 }
-
-// EncodeMessageView is the JSON of a message view exactly as the API's
-// lists show it; the realtime push sends the same bytes.
-func EncodeMessageView(v rooms.MessageView) ([]byte, error) { return encodeMessageView(v) }

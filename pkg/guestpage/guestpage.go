@@ -1,4 +1,4 @@
-package httpapi
+package guestpage
 
 import (
 	"bytes"
@@ -8,12 +8,9 @@ import (
 	"strconv"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/web"
 )
-
-// GuestPageFunction serves the guest page (contract section 12) and its
-// two static files.
-const GuestPageFunction = "GuestPageFunction"
 
 var guestPage = template.Must(template.ParseFS(web.Files, "guest.html"))
 
@@ -53,7 +50,7 @@ func GuestPageHandler(realtimeURL string) http.Handler {
 	mux.HandleFunc("GET /rooms/{room_id}", func(w http.ResponseWriter, r *http.Request) {
 		roomID := r.PathValue("room_id")
 		if !chat.ValidID(roomID) {
-			Error(w, r, chat.Errorf(chat.ENotFound, "No such room."))
+			httpapi.Error(w, r, chat.Errorf(chat.ENotFound, "No such room."))
 			return
 		}
 		var b bytes.Buffer
@@ -64,7 +61,7 @@ func GuestPageHandler(realtimeURL string) http.Handler {
 			RealtimeURL template.URL
 		}{roomID, template.URL(realtimeURL)}
 		if err := guestPage.Execute(&b, page); err != nil {
-			Error(w, r, chat.Internal(err))
+			httpapi.Error(w, r, chat.Internal(err))
 			return
 		}
 		secure(w)
@@ -77,12 +74,12 @@ func GuestPageHandler(realtimeURL string) http.Handler {
 		name := r.PathValue("file")
 		typ, ok := guestAssets[name]
 		if !ok {
-			Error(w, r, chat.Errorf(chat.ENotFound, "No such file."))
+			httpapi.Error(w, r, chat.Errorf(chat.ENotFound, "No such file."))
 			return
 		}
 		b, err := web.Files.ReadFile(name)
 		if err != nil {
-			Error(w, r, chat.Internal(err))
+			httpapi.Error(w, r, chat.Internal(err))
 			return
 		}
 		secure(w)

@@ -1,4 +1,4 @@
-package httpapi_test
+package deliveriesapi_test
 
 import (
 	"context"
@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chatbridge/chat/internal/apitest"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/deliveriesapi"
 	"github.com/chatbridge/chat/pkg/events"
-	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -37,10 +38,10 @@ func TestRedeliverUnknownDeliveryIsAPlain404(t *testing.T) {
 	})
 	mux := http.NewServeMux()
 	mux.Handle("POST /api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries/{delivery_id}/redeliver",
-		httpapi.RedeliverHandler(adminAuth{}, events.KindOutbound, store))
+		deliveriesapi.RedeliverHandler(adminAuth{}, events.KindOutbound, store))
 	for _, id := range []string{"01JDA0000000000000000000DL", "not-an-id<script>"} {
 		rec := httptest.NewRecorder()
-		mux.ServeHTTP(rec, httptest.NewRequest("POST", "/api/v1/workspaces/"+wsID+"/outbound-webhooks/01JDA0000000000000000000WH/deliveries/"+id+"/redeliver", nil))
+		mux.ServeHTTP(rec, httptest.NewRequest("POST", "/api/v1/workspaces/"+apitest.WorkspaceID+"/outbound-webhooks/01JDA0000000000000000000WH/deliveries/"+id+"/redeliver", nil))
 		want := `{"message":"The requested resource was not found.","errors":{"code":["not_found"]}}`
 		if rec.Code != 404 || rec.Body.String() != want {
 			t.Errorf("redeliver %s: got %d %s, want 404 %s", id, rec.Code, rec.Body, want)

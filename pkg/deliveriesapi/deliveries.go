@@ -1,4 +1,4 @@
-package httpapi
+package deliveriesapi
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -61,28 +62,28 @@ func deliveryViewOf(d delivery.Record) deliveryView {
 // .../support-webhooks/{id}/deliveries (contract section 11) for kind:
 // the webhook's delivery log, newest first. A webhook id that is not one
 // gets 404; a deleted webhook's log stays readable.
-func DeliveriesHandler(auth Authorizer, kind string, log DeliveryLog, codec *cursor.Codec) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+func DeliveriesHandler(auth httpapi.Authorizer, kind string, log DeliveryLog, codec *cursor.Codec) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		id := r.PathValue("id")
 		if !chat.ValidID(id) {
-			Error(w, r, errDeliveryNotFound())
+			httpapi.Error(w, r, errDeliveryNotFound())
 			return
 		}
-		paging, err := ReadPaging(r, codec, "deliveries:"+kind+":"+p.WorkspaceID+":"+id)
+		paging, err := httpapi.ReadPaging(r, codec, "deliveries:"+kind+":"+p.WorkspaceID+":"+id)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		page, err := log.ListDeliveries(r.Context(), p.WorkspaceID, id, paging.After, paging.Limit)
 		if err != nil {
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
 		views := make([]deliveryView, 0, len(page.Items))
 		for _, d := range page.Items {
 			views = append(views, deliveryViewOf(d))
 		}
-		WritePage(w, r, paging, views, page)
+		httpapi.WritePage(w, r, paging, views, page)
 	})
 }
 
@@ -95,10 +96,10 @@ func errDeliveryNotFound() error {
 // RedeliverHandler serves POST .../{kind}-webhooks/{id}/deliveries/
 // {delivery_id}/redeliver (contract section 11, admin): 202 once a new
 // attempt of the delivery is queued. A body, if any, is ignored.
-func RedeliverHandler(auth Authorizer, kind string, svc Redeliverer) http.Handler {
-	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+func RedeliverHandler(auth httpapi.Authorizer, kind string, svc Redeliverer) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		if !p.IsAdmin() {
-			Error(w, r, workspaces.ErrForbidden())
+			httpapi.Error(w, r, workspaces.ErrForbidden())
 			return
 		}
 		if err := svc.Redeliver(r.Context(), p.WorkspaceID, kind, r.PathValue("id"), r.PathValue("delivery_id")); err != nil {
@@ -107,10 +108,10 @@ func RedeliverHandler(auth Authorizer, kind string, svc Redeliverer) http.Handle
 				// the store's, which names the path's values.
 				err = errDeliveryNotFound()
 			}
-			Error(w, r, err)
+			httpapi.Error(w, r, err)
 			return
 		}
-		JSON(w, http.StatusAccepted, struct {
+		httpapi.JSON(w, http.StatusAccepted, struct {
 			Data struct {
 				ID     string `json:"id"`
 				Status string `json:"status"`
