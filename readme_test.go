@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	chatbundle "github.com/chatbridge/chat"
-	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/internal/samtemplate"
+	"github.com/chatbridge/chat/pkg/httpapi"
 )
 
 // TestReadmeRouteTableIsComplete: the README's table from route to function

@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/internal/templategen"
 	"github.com/chatbridge/chat/pkg/app"
-	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/app/translating"
-	"github.com/chatbridge/chat/internal/samtemplate"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"gopkg.in/yaml.v3"
 )
 
@@ -120,7 +120,8 @@ func TestEveryFunctionLogsWhereRetentionApplies(t *testing.T) {
 }
 
 // TestCursorKeyOnlyWhereRead: CURSOR_KEY, a secret, is given to exactly
-// the functions whose main.go requires it, and not through Globals.
+// the functions that require it (their route's httpapi.NeedsCursorKey, or
+// their main.go), and not through Globals.
 func TestCursorKeyOnlyWhereRead(t *testing.T) {
 	tmpl := parse(t)
 	var doc struct {
@@ -145,7 +146,8 @@ func TestCursorKeyOnlyWhereRead(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", fn, err)
 		}
-		if strings.Contains(string(src), "awsenv.EnvCursorKey") || app.NeedsCursorKey(fn) || delivering.NeedsCursorKey(fn) {
+		rt, _ := httpapi.RouteOf(fn)
+		if strings.Contains(string(src), "awsenv.EnvCursorKey") || rt.Needs&httpapi.NeedsCursorKey != 0 {
 			readers = append(readers, fn)
 		}
 		if _, ok := mapOf(mapOf(props(tmpl, fn)["Environment"])["Variables"])["CURSOR_KEY"]; ok {

@@ -12,8 +12,8 @@ import (
 
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/openapitest"
-	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/internal/samtemplate"
+	"github.com/chatbridge/chat/pkg/httpapi"
 )
 
 func parse(t *testing.T) *samtemplate.Template {

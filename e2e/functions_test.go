@@ -18,12 +18,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/lambdart"
+	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/messages"
-	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // sampleStatus is the status each known HTTP function answers its sample

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/internal/childproc"
-	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/internal/motoserver"
+	"github.com/chatbridge/chat/pkg/awsenv"
 )
 
 // docExample is one shell example of docs/api.md, with the statuses (and

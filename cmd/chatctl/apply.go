@@ -51,7 +51,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	if _, err := applyFixture(ctx, a.Store, d, now); err != nil {
+	if _, err := applyFixture(ctx, dynamo.New(a.DB, a.Table), d, now); err != nil {
 		return fixtureError(name, err)
 	}
 	out, err := json.MarshalIndent(d, "", "  ")
@@ -62,7 +62,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return fmt.Errorf("apply: print the document: %w", err)
 	}
 	fmt.Fprintf(stderr, "chatctl: applied %d workspace(s) to table %s; the document above holds API tokens and secrets in clear\n",
-		len(d.Workspaces), a.Store.Table())
+		len(d.Workspaces), a.Table)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 
 	chatbundle "github.com/chatbridge/chat"
@@ -30,7 +31,7 @@ func demoDeliveries(ctx context.Context, a *app.App, stdout, stderr io.Writer) e
 		return err
 	}
 	ws := d.Workspaces[0]
-	hooks, err := a.Store.EventWebhooks(ctx, ws.ID)
+	hooks, err := dynamo.New(a.DB, a.Table).EventWebhooks(ctx, ws.ID)
 	if err != nil {
 		return err
 	}
@@ -50,7 +51,7 @@ func demoDeliveries(ctx context.Context, a *app.App, stdout, stderr io.Writer) e
 			secret = demoFallbackSecret
 		}
 		url := base + h.Kind + "/" + h.ID
-		if err := a.Store.PointWebhook(ctx, ws.ID, h.Kind, h.Key, url, secret); err != nil {
+		if err := dynamo.New(a.DB, a.Table).PointWebhook(ctx, ws.ID, h.Kind, h.Key, url, secret); err != nil {
 			return err
 		}
 		name := fmt.Sprintf("the %s webhook %q", h.Kind, names[h.ID])

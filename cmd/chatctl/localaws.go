@@ -14,10 +14,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/iampolicy"
-	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/motoserver"
 	"github.com/chatbridge/chat/internal/samtemplate"
+	"github.com/chatbridge/chat/pkg/awsenv"
 )
 
 // runLocalAWS serves the faithful local AWS on --addr until ctx ends:

@@ -13,10 +13,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/chatbridge/chat/internal/motoserver"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/internal/motoserver"
 )
 
 // TestLocalAWS runs `chatctl local-aws` on a free port: it prints the

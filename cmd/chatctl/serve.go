@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/internal/apyserver"
+	"github.com/chatbridge/chat/internal/handlers"
 	"github.com/chatbridge/chat/pkg/app/delivering"
+	"github.com/chatbridge/chat/pkg/dynamo"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -110,7 +112,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	res, err := localrun.Ensure(ctx, dynamodb.NewFromConfig(a.AWS), sqs.NewFromConfig(a.AWS), tmpl, a.Store.Table(), localQueuePrefix)
+	res, err := localrun.Ensure(ctx, dynamodb.NewFromConfig(a.AWS), sqs.NewFromConfig(a.AWS), tmpl, a.Table, localQueuePrefix)
 	if err != nil {
 		return err
 	}
@@ -134,7 +136,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	deliveryURL, deliveryARN := res.Queues["DeliveryQueue"], res.QueueARNs["DeliveryQueue"]
 	os.Setenv(awsenv.EnvDeliveryQueueURL, deliveryURL)
 	relayFn := a.For("OutboxRelayFunction")
-	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(relayFn.AWS), queueURL), Events: delivering.Fanout(relayFn, deliveryURL), Parking: relayFn.Store}
+	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(relayFn.AWS), queueURL), Events: delivering.Fanout(relayFn, deliveryURL), Parking: dynamo.New(relayFn.DB, relayFn.Table)}
 	relayMapping, err := localrun.NewStreamMapping(tmpl, "OutboxRelayFunction", dynamodbstreams.NewFromConfig(relayFn.AWS), sqs.NewFromConfig(relayFn.AWS), res, outbox.HandleStream)
 	if err != nil {
 		return err
@@ -143,7 +145,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// ... and what TranslationSweepFunction's schedule does: queue again the
 	// messages whose translation never finished.
 	sweepFn := a.For("TranslationSweepFunction")
-	go localrun.SweepEvery(workers, &relay.Sweep{Store: sweepFn.Store, Queue: sqsqueue.New(sqs.NewFromConfig(sweepFn.AWS), queueURL), Now: a.Now}, time.Minute)
+	go localrun.SweepEvery(workers, &relay.Sweep{Store: dynamo.New(sweepFn.DB, sweepFn.Table), Queue: sqsqueue.New(sqs.NewFromConfig(sweepFn.AWS), queueURL), Now: a.Now}, time.Minute)
 	stopTranslator, err := localTranslator(ctx, stderr)
 	if err != nil {
 		return err
@@ -177,12 +179,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	handlers, err := a.Handlers()
+	handlers, err := handlers.All(a)
 	if err != nil {
 		return err
-	}
-	for fn, h := range delivering.Handlers(a) {
-		handlers[fn] = h
 	}
 	rt, err := startRealtime(workers, a, policies, dynamodbstreams.NewFromConfig(a.For("RealtimePushFunction").AWS), res.StreamARN, nil)
 	if err != nil {
@@ -193,7 +192,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "chatctl: serving the API on http://%s (table %s), its OpenAPI document at http://%[1]s/openapi.yaml\n", ln.Addr(), a.Store.Table())
+	fmt.Fprintf(stderr, "chatctl: serving the API on http://%s (table %s), its OpenAPI document at http://%[1]s/openapi.yaml\n", ln.Addr(), a.Table)
 	fmt.Fprintf(stderr, "chatctl: serving the realtime API on ws://%s%s (its Management API at %s)\n", ln.Addr(), realtimePath, rt.ManagementURL)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -12,13 +12,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/iampolicy"
+	"github.com/chatbridge/chat/internal/localrun"
+	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/internal/wsgateway"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/dynamo"
-	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/pkg/realtime"
-	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
 // realtimePath is where chatctl serve serves the WebSocket API, on the

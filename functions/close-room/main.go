@@ -2,8 +2,9 @@
 // POST /api/v1/workspaces/{workspace_id}/rooms/{room_id}/close (closes a Temporary Room).
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/roomsapi"
+)
 
-func main() { app.RunHTTP(function) }
-
-const function = "CloseRoomFunction"
+func main() { app.RunHTTP("CloseRoomFunction", roomsapi.CloseRoom) }

@@ -2,6 +2,10 @@
 // POST /api/v1/workspaces/{workspace_id}/inbound-webhooks.
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/webhooks"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
+)
 
-func main() { app.RunHTTP("CreateInboundWebhookFunction") }
+func main() { app.RunHTTP("CreateInboundWebhookFunction", webhooksapi.Create(webhooks.Inbound)) }

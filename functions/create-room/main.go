@@ -2,8 +2,9 @@
 // POST /api/v1/workspaces/{workspace_id}/rooms (opens a Temporary Room).
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/roomsapi"
+)
 
-func main() { app.RunHTTP(function) }
-
-const function = "CreateRoomFunction"
+func main() { app.RunHTTP("CreateRoomFunction", roomsapi.CreateRoom) }

@@ -2,6 +2,10 @@
 // POST /api/v1/workspaces/{workspace_id}/support-webhooks.
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/webhooks"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
+)
 
-func main() { app.RunHTTP("CreateSupportWebhookFunction") }
+func main() { app.RunHTTP("CreateSupportWebhookFunction", webhooksapi.Create(webhooks.Support)) }

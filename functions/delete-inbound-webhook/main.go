@@ -2,6 +2,10 @@
 // DELETE /api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}.
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/webhooks"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
+)
 
-func main() { app.RunHTTP("DeleteInboundWebhookFunction") }
+func main() { app.RunHTTP("DeleteInboundWebhookFunction", webhooksapi.Delete(webhooks.Inbound)) }

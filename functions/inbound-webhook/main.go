@@ -2,8 +2,9 @@
 // POST /webhooks/{webhook}/messages.
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/inboundapi"
+)
 
-func main() { app.RunHTTP(function) }
-
-const function = "InboundWebhookFunction"
+func main() { app.RunHTTP("InboundWebhookFunction", inboundapi.Inbound) }

@@ -2,8 +2,9 @@
 // POST /api/v1/external/rooms/{room_id}/guests.
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/roomsapi"
+)
 
-func main() { app.RunHTTP(function) }
-
-const function = "JoinRoomFunction"
+func main() { app.RunHTTP("JoinRoomFunction", roomsapi.Join) }

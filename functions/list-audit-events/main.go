@@ -2,6 +2,9 @@
 // GET /api/v1/workspaces/{workspace_id}/audit-events.
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
+)
 
-func main() { app.RunHTTP("ListAuditEventsFunction") }
+func main() { app.RunHTTP("ListAuditEventsFunction", webhooksapi.AuditEvents) }

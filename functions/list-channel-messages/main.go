@@ -2,8 +2,9 @@
 // GET /api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages (a channel's messages in the caller's language).
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/membersapi"
+)
 
-func main() { app.RunHTTP(function) }
-
-const function = "ListChannelMessagesFunction"
+func main() { app.RunHTTP("ListChannelMessagesFunction", membersapi.ChannelMessages) }

@@ -2,8 +2,9 @@
 // GET /api/v1/workspaces/{workspace_id}/channels (channels the caller is a member of).
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/membersapi"
+)
 
-func main() { app.RunHTTP(function) }
-
-const function = "ListChannelsFunction"
+func main() { app.RunHTTP("ListChannelsFunction", membersapi.Channels) }

@@ -2,8 +2,9 @@
 // GET /api/v1/external/rooms/{room_id}/messages.
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/roomsapi"
+)
 
-func main() { app.RunHTTP(function) }
-
-const function = "ListGuestMessagesFunction"
+func main() { app.RunHTTP("ListGuestMessagesFunction", roomsapi.GuestMessages) }

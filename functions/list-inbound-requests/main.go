@@ -2,8 +2,9 @@
 // GET /api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/requests.
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/inboundapi"
+)
 
-func main() { app.RunHTTP(function) }
-
-const function = "ListInboundRequestsFunction"
+func main() { app.RunHTTP("ListInboundRequestsFunction", inboundapi.RequestLog) }

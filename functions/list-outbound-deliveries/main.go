@@ -2,8 +2,9 @@
 // GET /api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries.
 package main
 
-import "github.com/chatbridge/chat/pkg/app/delivering"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/deliveriesapi"
+)
 
-func main() { delivering.RunHTTP(function) }
-
-const function = "ListOutboundDeliveriesFunction"
+func main() { app.RunHTTP("ListOutboundDeliveriesFunction", deliveriesapi.Log(deliveriesapi.Outbound)) }

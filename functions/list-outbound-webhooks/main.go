@@ -2,8 +2,9 @@
 // GET /api/v1/workspaces/{workspace_id}/outbound-webhooks.
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
+)
 
-func main() { app.RunHTTP(function) }
-
-const function = "ListOutboundWebhooksFunction"
+func main() { app.RunHTTP("ListOutboundWebhooksFunction", webhooksapi.OutboundWebhooks) }

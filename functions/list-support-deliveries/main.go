@@ -2,8 +2,9 @@
 // GET /api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries.
 package main
 
-import "github.com/chatbridge/chat/pkg/app/delivering"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/deliveriesapi"
+)
 
-func main() { delivering.RunHTTP(function) }
-
-const function = "ListSupportDeliveriesFunction"
+func main() { app.RunHTTP("ListSupportDeliveriesFunction", deliveriesapi.Log(deliveriesapi.Support)) }

@@ -2,8 +2,9 @@
 // GET /api/v1/workspaces/{workspace_id}/support-webhooks.
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
+)
 
-func main() { app.RunHTTP(function) }
-
-const function = "ListSupportWebhooksFunction"
+func main() { app.RunHTTP("ListSupportWebhooksFunction", webhooksapi.SupportWebhooks) }

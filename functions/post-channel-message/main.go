@@ -2,8 +2,9 @@
 // POST /api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages (a member's post).
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/membersapi"
+)
 
-func main() { app.RunHTTP(function) }
-
-const function = "PostChannelMessageFunction"
+func main() { app.RunHTTP("PostChannelMessageFunction", membersapi.PostChannelMessage) }

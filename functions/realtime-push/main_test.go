@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chatbridge/chat/pkg/app/realtiming"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/internal/stacktest"
@@ -71,7 +72,7 @@ func TestSampleEvent(t *testing.T) {
 		!strings.Contains(posts[1], `"type":"message.updated"`) || !strings.Contains(posts[1], `"content":"La compilación pasó"`) {
 		t.Fatalf("posts %q, want the original then the Spanish update", posts)
 	}
-	conns, _ := a.Store.Connections(ctx, channel, time.Now())
+	conns, _ := dynamo.New(a.DB, a.Table).Connections(ctx, channel, time.Now())
 	if len(conns) != 1 || conns[0].ID != "reader" {
 		t.Fatalf("connections %+v, want the gone one dropped", conns)
 	}
@@ -100,7 +101,7 @@ func TestFanOutCallBudget(t *testing.T) {
 	user, token := wiringtest.ChannelMember(t, d, channel)
 	for i := range 100 {
 		id := "conn" + strings.Repeat("x", i%3) + string(rune('A'+i%26)) + string(rune('a'+i/26))
-		if err := a.Store.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user, Token: token, Language: langs[i%5], ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		if err := dynamo.New(a.DB, a.Table).PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user, Token: token, Language: langs[i%5], ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,7 +109,7 @@ func TestFanOutCallBudget(t *testing.T) {
 	for _, l := range []string{"es", "fr", "de", "ja"} {
 		ts = append(ts, chat.Translation{MessageID: message, Language: l, Content: "(" + l + ")", SourceLanguage: "en", CreatedAt: time.Now()})
 	}
-	if err := a.Store.SaveTranslations(ctx, channel, message, ts, false); err != nil {
+	if err := dynamo.New(a.DB, a.Table).SaveTranslations(ctx, channel, message, ts, false); err != nil {
 		t.Fatal(err)
 	}
 	ev := wiringtest.Event[events.DynamoDBEvent](t, "realtime-push.json")

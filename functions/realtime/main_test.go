@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chatbridge/chat/pkg/app/realtiming"
+	"github.com/chatbridge/chat/pkg/dynamo"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/internal/stacktest"
@@ -51,7 +53,7 @@ func TestSampleEvent(t *testing.T) {
 	if !strings.Contains(got, `"type":"subscribed"`) || !strings.Contains(got, room.RoomID) {
 		t.Fatalf("posts %v, want subscribed to the sample's connection", posts)
 	}
-	conns, err := a.Store.Connections(context.Background(), room.ChannelID, time.Now())
+	conns, err := dynamo.New(a.DB, a.Table).Connections(context.Background(), room.ChannelID, time.Now())
 	if err != nil || len(conns) != 1 || conns[0].ID != "K7fGadlvoAMCJWA=" || conns[0].Language != "es-ES" {
 		t.Fatalf("stored connections %+v %v", conns, err)
 	}

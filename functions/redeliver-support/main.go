@@ -2,8 +2,9 @@
 // POST /api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries/{delivery_id}/redeliver.
 package main
 
-import "github.com/chatbridge/chat/pkg/app/delivering"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/deliveriesapi"
+)
 
-func main() { delivering.RunHTTP(function) }
-
-const function = "RedeliverSupportFunction"
+func main() { app.RunHTTP("RedeliverSupportFunction", deliveriesapi.Redeliver(deliveriesapi.Support)) }

@@ -2,6 +2,10 @@
 // POST /api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/rotate-secret.
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/webhooks"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
+)
 
-func main() { app.RunHTTP("RotateInboundWebhookSecretFunction") }
+func main() { app.RunHTTP("RotateInboundWebhookSecretFunction", webhooksapi.Rotate(webhooks.Inbound)) }

@@ -2,6 +2,12 @@
 // POST /api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/rotate-secret.
 package main
 
-import "github.com/chatbridge/chat/pkg/app"
+import (
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/webhooks"
+	"github.com/chatbridge/chat/pkg/webhooksapi"
+)
 
-func main() { app.RunHTTP("RotateOutboundWebhookSecretFunction") }
+func main() {
+	app.RunHTTP("RotateOutboundWebhookSecretFunction", webhooksapi.Rotate(webhooks.Outbound))
+}

@@ -14,9 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/samtemplate"
+	"github.com/chatbridge/chat/internal/stacktest"
 )
 
 // queueRig is a queue with a one-second visibility timeout, so that

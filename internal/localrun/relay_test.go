@@ -14,12 +14,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	chatbundle "github.com/chatbridge/chat"
+	"github.com/chatbridge/chat/internal/localrun"
+	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
-	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/pkg/relay"
-	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
 

@@ -14,10 +14,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/localrun"
-	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/internal/samtemplate"
+	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/pkg/relay"
 )
 
 // streamRig is a stack, items written to its table, and a stream mapping

@@ -25,11 +25,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/iampolicy"
-	"github.com/chatbridge/chat/pkg/app"
-	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/motoserver"
 	"github.com/chatbridge/chat/internal/samtemplate"
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/awsenv"
 )
 
 var (

@@ -113,7 +113,7 @@ func Body(t *testing.T, resp events.APIGatewayV2HTTPResponse) map[string]any {
 func Join(t *testing.T, st *stacktest.Stack, roomID, language string) (*app.App, rooms.JoinResult) {
 	t.Helper()
 	a := app.New(st.AWS, st.Table)
-	joined, err := (&rooms.Service{Store: a.Store, IDs: a.IDs, Now: time.Now}).Join(context.Background(),
+	joined, err := (&rooms.Service{Store: dynamo.New(a.DB, a.Table), IDs: a.IDs, Now: time.Now}).Join(context.Background(),
 		rooms.JoinRequest{RoomID: roomID, Nickname: "Ana", PreferredLanguage: language})
 	if err != nil {
 		t.Fatalf("join room %s: %v", roomID, err)
@@ -140,4 +140,13 @@ func ChannelMember(t *testing.T, d *fixture.Document, channel string) (userID, t
 	}
 	t.Fatalf("the fixture has no member of channel %s", channel)
 	return "", ""
+}
+
+// DemoAs is Demo for a test of function outside its directory: the
+// configuration loaded afterwards signs as function.
+func DemoAs(t *testing.T, function string) (*stacktest.Stack, *fixture.Document) {
+	t.Helper()
+	st, d := Demo(t)
+	As(t, function)
+	return st, d
 }

@@ -1,17 +1,19 @@
-// Package app is the composition root: it builds each function's handler
-// from its dependencies, so that every Lambda's main.go and `chatctl serve`
-// run identical handlers on identical routes.
+// Package app is what every function's composition shares: the
+// configuration read from the environment (App), and the Lambda entry
+// points (RunHTTP, Start). It builds no handler itself: each capability's
+// API package (roomsapi, membersapi, webhooksapi, inboundapi,
+// deliveriesapi, guestpage) has a constructor per function, and a
+// function's main.go names its own, so that its binary links that
+// capability and nothing else.
 package app
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -19,20 +21,16 @@ import (
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/emf"
-	"github.com/chatbridge/chat/pkg/guestpage"
-	"github.com/chatbridge/chat/pkg/httpapi"
-	"github.com/chatbridge/chat/pkg/rooms"
-	"github.com/chatbridge/chat/pkg/roomsapi"
-	"github.com/chatbridge/chat/pkg/webhooksapi"
-	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
-// App holds the dependencies shared by the handlers.
+// App holds what the handlers are built from.
 type App struct {
-	AWS   aws.Config
-	Store *dynamo.Store
+	AWS aws.Config
+	// DB is the DynamoDB client, Table the service's table: each
+	// capability builds its own store on them.
+	DB    *dynamodb.Client
+	Table string
 	IDs   *chat.IDs
 	Now   chat.Clock
 	// Cursor signs list cursors; nil unless CURSOR_KEY is set.
@@ -55,7 +53,7 @@ func (a *App) For(function string) *App {
 	}
 	b := *a
 	b.AWS = a.Identity(function)
-	b.Store = dynamo.New(dynamodb.NewFromConfig(b.AWS), a.Store.Table())
+	b.DB = dynamodb.NewFromConfig(b.AWS)
 	b.Identity = nil
 	return &b
 }
@@ -64,7 +62,8 @@ func (a *App) For(function string) *App {
 func New(cfg aws.Config, table string) *App {
 	return &App{
 		AWS:   cfg,
-		Store: dynamo.New(dynamodb.NewFromConfig(cfg), table),
+		DB:    dynamodb.NewFromConfig(cfg),
+		Table: table,
 		IDs:   chat.NewIDs(),
 		Now:   time.Now,
 	}
@@ -90,63 +89,24 @@ func FromEnv(ctx context.Context, extra ...string) (*App, map[string]string, err
 	return a, env, nil
 }
 
-// JoinHandler serves JoinRoomFunction.
-func (a *App) JoinHandler() http.Handler {
-	return roomsapi.JoinHandler(&rooms.Service{Store: a.Store, IDs: a.IDs, Now: a.Now}, a.Metrics)
-}
+// EnvWebhookCacheTTL sets how long a warm function keeps a webhook's
+// settings in memory (a Go duration, default 30s).
+const EnvWebhookCacheTTL = "WEBHOOK_CACHE_TTL"
 
-// EnvRealtimeURL names the realtime API's URL (wss://...) in the guest
-// page function's environment; unset, the page connects to its own
-// origin's /realtime (chatctl serve).
-const EnvRealtimeURL = "REALTIME_URL"
-
-// Auth is the one workspace authenticator every workspace endpoint uses.
-func (a *App) Auth() *workspaces.Authenticator { return a.auth() }
-
-// auth is the one workspace authenticator every workspace endpoint uses.
-func (a *App) auth() *workspaces.Authenticator {
-	return &workspaces.Authenticator{Tokens: a.Store}
-}
-
-// OutboundWebhooksHandler serves ListOutboundWebhooksFunction.
-func (a *App) OutboundWebhooksHandler() http.Handler {
-	return webhooksapi.OutboundWebhooksHandler(a.auth(), a.Store, a.Cursor)
-}
-
-// SupportWebhooksHandler serves ListSupportWebhooksFunction.
-func (a *App) SupportWebhooksHandler() http.Handler {
-	return webhooksapi.SupportWebhooksHandler(a.auth(), a.Store, a.Cursor)
-}
-
-// Handlers returns every HTTP function's handler by logical id, each built
-// once (a local server keeps their caches warm like a Lambda does) on
-// a.For(its function).
-func (a *App) Handlers() (map[string]http.Handler, error) {
-	ttl, err := WebhookCacheTTL()
-	if err != nil {
-		return nil, err
+// WebhookCacheTTL reads EnvWebhookCacheTTL.
+func WebhookCacheTTL() (time.Duration, error) {
+	v := awsenv.Get(EnvWebhookCacheTTL, "30s")
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("%s: %q is not a non-negative duration", EnvWebhookCacheTTL, v)
 	}
-	handlers := map[string]http.Handler{
-		"InboundWebhookFunction":       a.For("InboundWebhookFunction").InboundHandler(ttl),
-		"ListInboundRequestsFunction":  a.For("ListInboundRequestsFunction").RequestLogHandler(),
-		"JoinRoomFunction":             a.For("JoinRoomFunction").JoinHandler(),
-		"ListGuestMessagesFunction":    a.For("ListGuestMessagesFunction").GuestMessagesHandler(),
-		"PostGuestMessageFunction":     a.For("PostGuestMessageFunction").PostGuestMessageHandler(),
-		"ListOutboundWebhooksFunction": a.For("ListOutboundWebhooksFunction").OutboundWebhooksHandler(),
-		"ListSupportWebhooksFunction":  a.For("ListSupportWebhooksFunction").SupportWebhooksHandler(),
-		"ListChannelsFunction":         a.For("ListChannelsFunction").ChannelsHandler(),
-		"ListChannelMessagesFunction":  a.For("ListChannelMessagesFunction").ChannelMessagesHandler(),
-		"PostChannelMessageFunction":   a.For("PostChannelMessageFunction").PostChannelMessageHandler(),
-		"CreateRoomFunction":           a.For("CreateRoomFunction").CreateRoomHandler(),
-		"ListRoomsFunction":            a.For("ListRoomsFunction").RoomsHandler(),
-		"CloseRoomFunction":            a.For("CloseRoomFunction").CloseRoomHandler(),
-		httpapi.GuestPageFunction:      guestpage.GuestPageHandler(os.Getenv(EnvRealtimeURL)),
-	}
-	if err := a.registeredHandlers(handlers); err != nil {
-		return nil, err
-	}
-	return handlers, nil
+	return d, nil
 }
+
+// EnvOutboundAllowCIDRS lists the target ranges (comma-separated CIDRs)
+// exempt from the blocked ranges, where http is also accepted (contract
+// section 11). Empty in AWS.
+const EnvOutboundAllowCIDRS = "OUTBOUND_ALLOW_CIDRS"
 
 // InitLambdaLogger makes the default logger write JSON lines carrying the
 // Lambda request id.
@@ -168,17 +128,6 @@ func Exit(function string, err error) {
 	slog.Error("init failed", "function", function, "error", err.Error())
 	fmt.Fprintf(os.Stderr, "%s: init failed: %v\n", function, err)
 	os.Exit(1)
-}
-
-// HTTPHandler is the Lambda handler of an HTTP function behind API
-// Gateway's HTTP API (payload format 2.0).
-type HTTPHandler = func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
-
-// HTTPLambda adapts handlers (keyed by function logical id) to Lambda with
-// the V2 adapter, keeping the request context and the headers as sent
-// (httpapi.Lambda).
-func HTTPLambda(handlers map[string]http.Handler) HTTPHandler {
-	return httpapi.Lambda(httpapi.Mux(handlers))
 }
 
 // Start runs handler as the function's Lambda handler, or exits at init

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/chatbridge/chat/internal/handlers"
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/app"
@@ -48,7 +49,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 	}
 	a := app.New(st.AWS, st.Table)
 	a.Cursor, _ = cursor.New([]byte("test-cursor-key-0123456789abcdef"))
-	if err := a.Store.Apply(context.Background(), doc, now); err != nil {
+	if err := dynamo.New(a.DB, a.Table).Apply(context.Background(), doc, now); err != nil {
 		t.Fatal(err)
 	}
 	ws := doc.Workspaces[0]
@@ -77,12 +78,9 @@ func TestRedeliverAgainstStack(t *testing.T) {
 	t.Setenv(delivering.EnvOutboundAllowOnly, "true")
 	t.Setenv(delivering.EnvDeliverySchedule, "1ms")
 	st.AsApp(a)
-	handlers, err := a.Handlers()
+	handlers, err := handlers.All(a)
 	if err != nil {
 		t.Fatal(err)
-	}
-	for fn, h := range delivering.Handlers(a) {
-		handlers[fn] = h
 	}
 	w := &world{st: st, app: a, h: httpapi.Mux(handlers), doc: doc, ws: ws, token: ws.Users[0].APIToken}
 	d, err := delivering.Deliverer(a.For("DeliverWebhooksFunction"), qurl)
@@ -221,7 +219,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 // returns the webhook.
 func pointOnlyWebhookAt(t *testing.T, st *stacktest.Stack, a *app.App, workspaceID, url string) events.Webhook {
 	t.Helper()
-	hooks, err := a.Store.EventWebhooks(context.Background(), workspaceID)
+	hooks, err := dynamo.New(a.DB, a.Table).EventWebhooks(context.Background(), workspaceID)
 	if err != nil || len(hooks) != 1 {
 		t.Fatalf("webhooks: got %v %v, want one", hooks, err)
 	}

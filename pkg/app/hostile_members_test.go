@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 )
 
@@ -24,7 +25,7 @@ func TestHostileMembers(t *testing.T) {
 	if err := w.doc.Complete(chat.NewIDs(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.app.Store.Apply(context.Background(), w.doc, time.Now()); err != nil {
+	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), w.doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	randomRoom := w.doc.Workspaces[0].TemporaryRooms[1].RoomID

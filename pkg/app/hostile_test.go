@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/signature"
 )
@@ -57,7 +58,7 @@ func newRoomWorld(t *testing.T) *roomWorld {
 	if err := w.doc.Complete(chat.NewIDs(), now); err != nil {
 		t.Fatalf("complete fixture with rooms: %v", err)
 	}
-	if err := w.app.Store.Apply(context.Background(), w.doc, now); err != nil {
+	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), w.doc, now); err != nil {
 		t.Fatalf("apply fixture with rooms: %v", err)
 	}
 	w.ws = *ws

@@ -40,7 +40,7 @@ func TestLargeEventDeliveredUnderItsPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := app.New(st.AWS, st.Table)
-	if err := a.Store.Apply(context.Background(), doc, now); err != nil {
+	if err := dynamo.New(a.DB, a.Table).Apply(context.Background(), doc, now); err != nil {
 		t.Fatal(err)
 	}
 	ws := doc.Workspaces[0]

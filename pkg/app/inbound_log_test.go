@@ -23,6 +23,7 @@ import (
 	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/inboundapi"
 )
 
 // logRecord is one record of the inbound request log as the list returns it.
@@ -301,7 +302,7 @@ func TestInboundCallsAllowedByItsPolicy(t *testing.T) {
 	cfg := w.st.AWS.Copy()
 	rec.install(&cfg)
 	a := app.New(cfg, w.st.Table)
-	h := httpapi.Mux(map[string]http.Handler{"InboundWebhookFunction": a.InboundHandler(time.Minute)})
+	h := httpapi.Mux(map[string]http.Handler{"InboundWebhookFunction": inboundapi.InboundHandler(inboundapi.Service(a, time.Minute), a.Now, nil)})
 	send := func(id, body string, hdr map[string]string) int {
 		req := httptest.NewRequest("POST", w.postPath(id), strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/signature"
 )
 
@@ -202,7 +203,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 
 	// Members and rooms: Ana joins general first.
 	w.doc.Workspaces[0].Channels[0].Members = []string{ws.Users[0].ID}
-	if err := w.app.Store.Apply(context.Background(), w.doc, time.Now()); err != nil {
+	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), w.doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	general := ws.Channels[0].ID

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 )
 
@@ -29,7 +30,7 @@ func TestListsPaginateAgainstDynamo(t *testing.T) {
 	if err := doc.Complete(chat.NewIDs(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.app.Store.Apply(context.Background(), doc, time.Now()); err != nil {
+	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	path := "/api/v1/workspaces/" + w.ws.ID + "/outbound-webhooks"

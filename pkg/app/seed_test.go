@@ -11,11 +11,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/internal/handlers"
 	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
 )
@@ -60,13 +62,13 @@ func newWorld(t *testing.T, quota int) *world {
 	}
 	a := app.New(st.AWS, st.Table)
 	a.Cursor, _ = cursor.New([]byte("test-cursor-key-0123456789abcdef"))
-	if err := a.Store.Apply(context.Background(), doc, now); err != nil {
+	if err := dynamo.New(a.DB, a.Table).Apply(context.Background(), doc, now); err != nil {
 		t.Fatalf("apply fixture: %v", err)
 	}
 	t.Setenv(app.EnvWebhookCacheTTL, "1m")
 	// Each handler makes its calls as its own function, held to its policy.
 	st.AsApp(a)
-	handlers, err := a.Handlers()
+	handlers, err := handlers.All(a)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/chatbridge/chat/internal/handlers"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/signature"
@@ -58,12 +60,12 @@ func newAdminWorld(t *testing.T) *adminWorld {
 	if err := doc.Complete(chat.NewIDs(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.app.Store.Apply(context.Background(), doc, time.Now()); err != nil {
+	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	c := &clock{t: time.Now().UTC()}
 	w.app.Now = c.Now
-	handlers, err := w.app.Handlers()
+	handlers, err := handlers.All(w.app)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +267,7 @@ func TestOutboundAndSupportManagement(t *testing.T) {
 				t.Fatalf("rotate: %d %s", status, raw)
 			}
 			// The stored item keeps what delivery needs: both secrets and the expiry.
-			wh, err := w.app.Store.Get(context.Background(), kindOf(tc.kind), id)
+			wh, err := dynamo.New(w.app.DB, w.app.Table).Get(context.Background(), kindOf(tc.kind), id)
 			if err != nil || wh == nil || wh.PreviousSigningSecret != signing || wh.SigningSecret != data(rotated)["signing_secret"] || wh.PreviousExpiresAt.IsZero() {
 				t.Fatalf("stored after rotation: %+v %v", wh, err)
 			}
@@ -279,7 +281,7 @@ func TestOutboundAndSupportManagement(t *testing.T) {
 			}
 			// Re-enabling clears the delivery function's failure streak and
 			// its reason, and marks when (only newer events are delivered).
-			db, table := dynamodb.NewFromConfig(w.app.AWS), aws.String(w.app.Store.Table())
+			db, table := dynamodb.NewFromConfig(w.app.AWS), aws.String(w.app.Table)
 			listed := func() map[string]types.AttributeValue {
 				out, err := db.Query(context.Background(), &dynamodb.QueryInput{TableName: table, ConsistentRead: aws.Bool(true),
 					KeyConditionExpression: aws.String("pk = :pk"), FilterExpression: aws.String("id = :id"),
@@ -376,7 +378,7 @@ func TestApplyAndAPIManageTheSameWebhooks(t *testing.T) {
 	if err := doc.Complete(chat.NewIDs(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.app.Store.Apply(context.Background(), doc, time.Now()); err != nil {
+	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	for path, id := range map[string]string{
@@ -393,7 +395,7 @@ func TestApplyAndAPIManageTheSameWebhooks(t *testing.T) {
 		t.Fatalf("rotate a fixture webhook: %d %s", status, raw)
 	}
 	// Re-applying keeps one listed copy of each, and the API sees apply's values again.
-	if err := w.app.Store.Apply(context.Background(), doc, time.Now()); err != nil {
+	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	_, list, _ := w.call(t, "GET", w.api("/outbound-webhooks"), "", w.admin, 2)

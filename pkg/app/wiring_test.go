@@ -6,15 +6,14 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/chatbridge/chat/internal/handlers"
 	"github.com/chatbridge/chat/internal/wiringtest"
-	"github.com/chatbridge/chat/pkg/app"
-	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/httpapi"
 )
 
-// TestRegisteredFunctionSamples is the wiring test of every function whose
-// main.go is app.RunHTTP: its events/<dir>.json sample through the real
+// TestRegisteredFunctionSamples is the wiring test of each webhook
+// management function: its events/<dir>.json sample through the real
 // Lambda handler built from the environment, against the demo fixture.
 func TestRegisteredFunctionSamples(t *testing.T) {
 	for _, tc := range []struct {
@@ -41,7 +40,7 @@ func TestRegisteredFunctionSamples(t *testing.T) {
 		t.Run(tc.function, func(t *testing.T) {
 			wiringtest.Demo(t)
 			wiringtest.As(t, tc.function)
-			h, err := app.HTTPFromEnv(context.Background(), tc.function)
+			h, err := handlers.FromEnv(context.Background(), tc.function)
 			if err != nil {
 				t.Fatalf("handler: %v", err)
 			}
@@ -69,28 +68,24 @@ func TestRegisteredFunctionSamples(t *testing.T) {
 			}
 		})
 	}
-	if _, err := app.HTTPFromEnv(context.Background(), "NoSuchFunction"); err == nil {
+	if _, err := handlers.FromEnv(context.Background(), "NoSuchFunction"); err == nil {
 		t.Fatal("an unregistered function started")
 	}
-	// Every route's function starts from the environment (the others have
-	// their own wiring tests under functions/), and a list without its
+	// Every route's function starts from the environment (samples_test.go
+	// checks each one's sample), and a list without its
 	// cursor key does not.
 	t.Run("every route", func(t *testing.T) {
 		wiringtest.Demo(t)
 		for _, rt := range httpapi.Routes {
-			from := app.HTTPFromEnv
-			if delivering.Serves(rt.Function) {
-				from = delivering.HTTPFromEnv
-			}
-			if _, err := from(context.Background(), rt.Function); err != nil {
+			if _, err := handlers.FromEnv(context.Background(), rt.Function); err != nil {
 				t.Errorf("%s: %v", rt.Function, err)
 			}
 		}
 		t.Setenv(awsenv.EnvCursorKey, "")
-		if _, err := app.HTTPFromEnv(context.Background(), "ListRoomsFunction"); err == nil || !strings.Contains(err.Error(), awsenv.EnvCursorKey) {
+		if _, err := handlers.FromEnv(context.Background(), "ListRoomsFunction"); err == nil || !strings.Contains(err.Error(), awsenv.EnvCursorKey) {
 			t.Errorf("ListRoomsFunction without %s: %v, want an error naming it", awsenv.EnvCursorKey, err)
 		}
-		if _, err := app.HTTPFromEnv(context.Background(), "CreateRoomFunction"); err != nil {
+		if _, err := handlers.FromEnv(context.Background(), "CreateRoomFunction"); err != nil {
 			t.Errorf("CreateRoomFunction needs no cursor key: %v", err)
 		}
 	})
@@ -114,7 +109,7 @@ func TestDeliveryLogFunctionSamples(t *testing.T) {
 		t.Run(tc.function, func(t *testing.T) {
 			wiringtest.Demo(t)
 			wiringtest.As(t, tc.function)
-			h, err := delivering.HTTPFromEnv(context.Background(), tc.function)
+			h, err := handlers.FromEnv(context.Background(), tc.function)
 			if err != nil {
 				t.Fatalf("handler: %v", err)
 			}

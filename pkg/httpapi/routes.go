@@ -1,10 +1,13 @@
 package httpapi
 
 import (
+	"log/slog"
 	"net/http"
 	"sort"
 	"strings"
 
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/chatbridge/chat/pkg/chat"
 )
 
@@ -15,47 +18,62 @@ type Route struct {
 	Function string
 	Method   string
 	Path     string
+	// Needs is what the function needs beyond the table: the variables
+	// it requires at init, which template.yaml gives it alone.
+	Needs Needs
 }
+
+// Needs is a set of what a route's function needs beyond the table.
+type Needs uint8
+
+// What a route's function may need.
+const (
+	NeedsNone Needs = 0
+	// NeedsCursorKey: the function signs list cursors (CURSOR_KEY).
+	NeedsCursorKey Needs = 1 << iota
+	// NeedsDeliveryQueue: the function queues deliveries (DELIVERY_QUEUE_URL).
+	NeedsDeliveryQueue
+)
 
 // Routes is every HTTP route of the service. template.yaml declares exactly
 // these (a test fails when they drift), and `chatctl serve` mounts them.
 var Routes = []Route{
-	{"JoinRoomFunction", http.MethodPost, "/api/v1/external/rooms/{room_id}/guests"},
-	{"ListGuestMessagesFunction", http.MethodGet, "/api/v1/external/rooms/{room_id}/messages"},
-	{"PostGuestMessageFunction", http.MethodPost, "/api/v1/external/rooms/{room_id}/messages"},
-	{"ListOutboundWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/outbound-webhooks"},
-	{"ListSupportWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks"},
-	{"ListInboundRequestsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/requests"},
-	{"InboundWebhookFunction", http.MethodPost, "/webhooks/{webhook}/messages"},
-	{"ListChannelsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/channels"},
-	{"ListChannelMessagesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages"},
-	{"PostChannelMessageFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages"},
-	{"CreateRoomFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/rooms"},
-	{"ListRoomsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/rooms"},
-	{"CloseRoomFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/rooms/{room_id}/close"},
+	{"JoinRoomFunction", http.MethodPost, "/api/v1/external/rooms/{room_id}/guests", NeedsNone},
+	{"ListGuestMessagesFunction", http.MethodGet, "/api/v1/external/rooms/{room_id}/messages", NeedsCursorKey},
+	{"PostGuestMessageFunction", http.MethodPost, "/api/v1/external/rooms/{room_id}/messages", NeedsNone},
+	{"ListOutboundWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/outbound-webhooks", NeedsCursorKey},
+	{"ListSupportWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks", NeedsCursorKey},
+	{"ListInboundRequestsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/requests", NeedsCursorKey},
+	{"InboundWebhookFunction", http.MethodPost, "/webhooks/{webhook}/messages", NeedsNone},
+	{"ListChannelsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/channels", NeedsCursorKey},
+	{"ListChannelMessagesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages", NeedsCursorKey},
+	{"PostChannelMessageFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages", NeedsNone},
+	{"CreateRoomFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/rooms", NeedsNone},
+	{"ListRoomsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/rooms", NeedsCursorKey},
+	{"CloseRoomFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/rooms/{room_id}/close", NeedsNone},
 	// Webhook management (contract section 10). Inbound webhooks are
 	// {webhook} in every path, as in their request log's.
-	{"ListInboundWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/inbound-webhooks"},
-	{"CreateInboundWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/inbound-webhooks"},
-	{"UpdateInboundWebhookFunction", http.MethodPatch, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}"},
-	{"DeleteInboundWebhookFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}"},
-	{"RotateInboundWebhookSecretFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/rotate-secret"},
-	{"CreateOutboundWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks"},
-	{"UpdateOutboundWebhookFunction", http.MethodPatch, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}"},
-	{"DeleteOutboundWebhookFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}"},
-	{"RotateOutboundWebhookSecretFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/rotate-secret"},
-	{"CreateSupportWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks"},
-	{"UpdateSupportWebhookFunction", http.MethodPatch, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}"},
-	{"DeleteSupportWebhookFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}"},
-	{"RotateSupportWebhookSecretFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/rotate-secret"},
-	{"ListAuditEventsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/audit-events"},
-	{"ListOutboundDeliveriesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries"},
-	{"ListSupportDeliveriesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries"},
-	{"RedeliverOutboundFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries/{delivery_id}/redeliver"},
-	{"RedeliverSupportFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries/{delivery_id}/redeliver"},
+	{"ListInboundWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/inbound-webhooks", NeedsCursorKey},
+	{"CreateInboundWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/inbound-webhooks", NeedsNone},
+	{"UpdateInboundWebhookFunction", http.MethodPatch, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}", NeedsNone},
+	{"DeleteInboundWebhookFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}", NeedsNone},
+	{"RotateInboundWebhookSecretFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/inbound-webhooks/{webhook}/rotate-secret", NeedsNone},
+	{"CreateOutboundWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks", NeedsNone},
+	{"UpdateOutboundWebhookFunction", http.MethodPatch, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}", NeedsNone},
+	{"DeleteOutboundWebhookFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}", NeedsNone},
+	{"RotateOutboundWebhookSecretFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/rotate-secret", NeedsNone},
+	{"CreateSupportWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks", NeedsNone},
+	{"UpdateSupportWebhookFunction", http.MethodPatch, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}", NeedsNone},
+	{"DeleteSupportWebhookFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}", NeedsNone},
+	{"RotateSupportWebhookSecretFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/rotate-secret", NeedsNone},
+	{"ListAuditEventsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/audit-events", NeedsCursorKey},
+	{"ListOutboundDeliveriesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries", NeedsCursorKey},
+	{"ListSupportDeliveriesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries", NeedsCursorKey},
+	{"RedeliverOutboundFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries/{delivery_id}/redeliver", NeedsDeliveryQueue},
+	{"RedeliverSupportFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries/{delivery_id}/redeliver", NeedsDeliveryQueue},
 	// The guest page and its static files (contract section 12).
-	{GuestPageFunction, http.MethodGet, "/rooms/{room_id}"},
-	{GuestPageFunction, http.MethodGet, "/assets/{file}"},
+	{GuestPageFunction, http.MethodGet, "/rooms/{room_id}", NeedsNone},
+	{GuestPageFunction, http.MethodGet, "/assets/{file}", NeedsNone},
 }
 
 // GuestPageFunction serves the guest page (contract section 12) and its
@@ -137,4 +155,17 @@ func sanitizeMethod(m string) string {
 		}
 		return r
 	}, strings.ToUpper(m))
+}
+
+// RunPlain is the whole main of an HTTP function that needs no AWS client
+// and no configuration (the guest page, the fallback): JSON logs, then
+// Lambda's loop serving h on function's routes (nil: no route of its own,
+// every request gets the JSON 404 or 405).
+func RunPlain(function string, h http.Handler) {
+	slog.SetDefault(lambdacontext.NewLogger())
+	handlers := map[string]http.Handler{}
+	if h != nil {
+		handlers[function] = h
+	}
+	lambda.Start(Lambda(Mux(handlers)))
 }

@@ -1,4 +1,6 @@
-// Command gen rewrites template.yaml's generated block (see templategen).
+// Command gen rewrites template.yaml's generated block (see templategen)
+// and the registry of the HTTP functions' constructors
+// (templategen.HandlersFile). Run from the module root: `make template`.
 package main
 
 import (
@@ -9,16 +11,28 @@ import (
 )
 
 func main() {
-	const path = "template.yaml"
-	in, err := os.ReadFile(path)
-	if err == nil {
-		var out []byte
-		if out, err = templategen.Generate(in); err == nil {
-			err = os.WriteFile(path, out, 0o644)
-		}
-	}
-	if err != nil {
+	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
+}
+
+func run() error {
+	const path = "template.yaml"
+	in, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, err := templategen.Generate(in)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		return err
+	}
+	reg, err := templategen.Handlers(".")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(templategen.HandlersFile, reg, 0o644)
 }

@@ -17,9 +17,11 @@ import (
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/workspaces"
 	"github.com/chatbridge/chat/pkg/wsapi"
 )
 
@@ -32,18 +34,19 @@ const (
 // Route is RealtimeFunction's handler (the WebSocket API's
 // $default route), answering through sender.
 func Route(a *app.App, sender *apigwmanagement.Client) *wsapi.Route {
+	st := dynamo.New(a.DB, a.Table)
 	return &wsapi.Route{Sender: sender, Subscriber: &realtime.Subscriber{
-		Sessions:     a.Store,
-		Guests:       &rooms.GuestAuth{Sessions: a.Store, Now: a.Now},
-		Members:      a.Auth(),
-		Store:        a.Store,
+		Sessions:     st,
+		Guests:       &rooms.GuestAuth{Sessions: st, Now: a.Now},
+		Members:      &workspaces.Authenticator{Tokens: st},
+		Store:        st,
 		Probe:        sender.Alive,
 		Now:          a.Now,
-		Backfills:    a.Store,
-		Translations: a.Store,
+		Backfills:    st,
+		Translations: st,
 		Encode:       messageview.Encode,
 		Cursor:       backfillCursor(a),
-	}, Typist: &realtime.Typist{Typing: a.Store, Store: a.Store, Sender: sender, Now: a.Now}}
+	}, Typist: &realtime.Typist{Typing: st, Store: st, Sender: sender, Now: a.Now}}
 }
 
 // backfillCursor makes a backfill's "next_cursor": the cursor of the
@@ -85,12 +88,13 @@ func pushConcurrency() (int, error) {
 // has checked it), and remembering across invocations which connections an
 // unfinished change was sent to.
 func Push(a *app.App, sender realtime.Sender) *wsapi.Push {
+	st := dynamo.New(a.DB, a.Table)
 	n, err := pushConcurrency()
 	if err != nil {
 		n = realtime.DefaultConcurrency
 	}
 	return &wsapi.Push{Pusher: &realtime.Pusher{
-		Store: a.Store, Translations: a.Store, Sender: sender, Encode: messageview.Encode, Now: a.Now,
+		Store: st, Translations: st, Sender: sender, Encode: messageview.Encode, Now: a.Now,
 		Concurrency: n, Sent: &realtime.Sent{},
 	}}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/chatbridge/chat/pkg/apertium"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/queueapi"
 	"github.com/chatbridge/chat/pkg/translation"
@@ -81,8 +82,9 @@ func Service(a *app.App) (*translation.Service, string, error) {
 			return nil, "", fmt.Errorf("%s: %q is not a whole number from 1 to %d", EnvTranslateConcurrency, v, maxTranslateConcurrency)
 		}
 	}
-	svc := &translation.Service{Store: a.Store, Translator: tr, Concurrency: n, Now: a.Now,
-		Budget: &translation.Budget{Store: a.Store}}
+	st := dynamo.New(a.DB, a.Table)
+	svc := &translation.Service{Store: st, Translator: tr, Concurrency: n, Now: a.Now,
+		Budget: &translation.Budget{Store: st}}
 	if a.Metrics != nil {
 		svc.Observer = metrics{a.Metrics}
 		svc.Budget.Exceeded = metrics{a.Metrics}.budgetExceeded

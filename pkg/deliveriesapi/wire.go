@@ -1,0 +1,39 @@
+package deliveriesapi
+
+import (
+	"net/http"
+	"os"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/events"
+	"github.com/chatbridge/chat/pkg/sqsqueue"
+	"github.com/chatbridge/chat/pkg/workspaces"
+)
+
+// Log builds List<kind>DeliveriesFunction (kind: events.KindOutbound or
+// events.KindSupport).
+func Log(kind string) app.HTTPConstructor {
+	return func(a *app.App) (http.Handler, error) {
+		st := dynamo.New(a.DB, a.Table)
+		return DeliveriesHandler(&workspaces.Authenticator{Tokens: st}, kind, st, a.Cursor), nil
+	}
+}
+
+// Redeliver builds Redeliver<kind>Function, queueing on DELIVERY_QUEUE_URL.
+func Redeliver(kind string) app.HTTPConstructor {
+	return func(a *app.App) (http.Handler, error) {
+		st := dynamo.New(a.DB, a.Table)
+		r := &delivery.Redeliverer{Store: st, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), os.Getenv(awsenv.EnvDeliveryQueueURL))}
+		return RedeliverHandler(&workspaces.Authenticator{Tokens: st}, kind, r), nil
+	}
+}
+
+// Kinds of the delivery log's functions.
+const (
+	Outbound = events.KindOutbound
+	Support  = events.KindSupport
+)

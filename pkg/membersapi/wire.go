@@ -1,0 +1,35 @@
+package membersapi
+
+import (
+	"net/http"
+
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/members"
+	"github.com/chatbridge/chat/pkg/workspaces"
+)
+
+// service is the members' capability on the table, and its authenticator.
+func service(a *app.App) (*workspaces.Authenticator, *members.Service) {
+	st := dynamo.New(a.DB, a.Table)
+	return &workspaces.Authenticator{Tokens: st},
+		&members.Service{Channels: st, Messages: st, Posts: st, IDs: a.IDs, Now: a.Now}
+}
+
+// Channels builds ListChannelsFunction.
+func Channels(a *app.App) (http.Handler, error) {
+	auth, svc := service(a)
+	return ChannelsHandler(auth, svc, a.Cursor), nil
+}
+
+// ChannelMessages builds ListChannelMessagesFunction.
+func ChannelMessages(a *app.App) (http.Handler, error) {
+	auth, svc := service(a)
+	return ChannelMessagesHandler(auth, svc, a.Cursor), nil
+}
+
+// PostChannelMessage builds PostChannelMessageFunction.
+func PostChannelMessage(a *app.App) (http.Handler, error) {
+	auth, svc := service(a)
+	return PostChannelMessageHandler(auth, svc), nil
+}

@@ -1,0 +1,56 @@
+package roomsapi
+
+import (
+	"net/http"
+
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/workspaces"
+)
+
+// The constructors of the rooms' functions (app.HTTPConstructor), each
+// named in its function's main.go.
+
+// Join builds JoinRoomFunction.
+func Join(a *app.App) (http.Handler, error) {
+	st := dynamo.New(a.DB, a.Table)
+	return JoinHandler(&rooms.Service{Store: st, IDs: a.IDs, Now: a.Now}, a.Metrics), nil
+}
+
+// GuestMessages builds ListGuestMessagesFunction.
+func GuestMessages(a *app.App) (http.Handler, error) {
+	st := dynamo.New(a.DB, a.Table)
+	return GuestMessagesHandler(&rooms.GuestAuth{Sessions: st, Now: a.Now}, &rooms.Lister{Store: st}, a.Cursor), nil
+}
+
+// PostGuestMessage builds PostGuestMessageFunction.
+func PostGuestMessage(a *app.App) (http.Handler, error) {
+	st := dynamo.New(a.DB, a.Table)
+	return PostGuestMessageHandler(&rooms.GuestAuth{Sessions: st, Now: a.Now},
+		&rooms.Poster{Store: st, Rate: st, IDs: a.IDs, Now: a.Now}), nil
+}
+
+// manager is the workspace's room management, and its authenticator.
+func manager(a *app.App) (*workspaces.Authenticator, *rooms.Manager) {
+	st := dynamo.New(a.DB, a.Table)
+	return &workspaces.Authenticator{Tokens: st}, &rooms.Manager{Store: st, IDs: a.IDs, Now: a.Now}
+}
+
+// CreateRoom builds CreateRoomFunction.
+func CreateRoom(a *app.App) (http.Handler, error) {
+	auth, m := manager(a)
+	return CreateRoomHandler(auth, m, a.Now), nil
+}
+
+// Rooms builds ListRoomsFunction.
+func Rooms(a *app.App) (http.Handler, error) {
+	auth, m := manager(a)
+	return RoomsHandler(auth, m, a.Cursor, a.Now), nil
+}
+
+// CloseRoom builds CloseRoomFunction.
+func CloseRoom(a *app.App) (http.Handler, error) {
+	auth, m := manager(a)
+	return CloseRoomHandler(auth, m, a.Now), nil
+}
