@@ -16,9 +16,6 @@ import (
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
-// kindRoom marks a channelRoomItem among a channel's readers.
-const kindRoom = "room"
-
 // Batch sizes fixed by DynamoDB.
 const (
 	maxBatchWrite = 25
@@ -410,53 +407,6 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 		it.PK, it.SK = supportPK(h.ID), metaSK // the by-id twin (webhooks.go)
 		p.put(it)
 	}
-}
-
-// queryAll runs a strongly consistent query on the table and returns every
-// page of it.
-func (s *Store) queryAll(ctx context.Context, op string, in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
-	in.TableName = &s.table
-	in.ConsistentRead = aws.Bool(true)
-	var out []map[string]types.AttributeValue
-	for {
-		res, err := s.db.Query(ctx, in)
-		if err != nil {
-			return nil, fail(op, err)
-		}
-		out = append(out, res.Items...)
-		if len(res.LastEvaluatedKey) == 0 {
-			return out, nil
-		}
-		in.ExclusiveStartKey = res.LastEvaluatedKey
-	}
-}
-
-// batchWrite runs reqs in batches of 25, retrying unprocessed items with
-// backoff.
-func (s *Store) batchWrite(ctx context.Context, op string, reqs []types.WriteRequest) error {
-	for start := 0; start < len(reqs); start += maxBatchWrite {
-		pending := reqs[start:min(start+maxBatchWrite, len(reqs))]
-		for attempt := 0; len(pending) > 0; attempt++ {
-			if attempt > 0 {
-				if attempt > 8 {
-					return chat.Unavailable(fmt.Errorf("dynamo: %s: unprocessed items after %d attempts", op, attempt))
-				}
-				select {
-				case <-ctx.Done():
-					return fail(op, ctx.Err())
-				case <-time.After(time.Duration(25<<attempt) * time.Millisecond):
-				}
-			}
-			res, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-				RequestItems: map[string][]types.WriteRequest{s.table: pending},
-			})
-			if err != nil {
-				return fail(op, err)
-			}
-			pending = res.UnprocessedItems[s.table]
-		}
-	}
-	return nil
 }
 
 // listedItem is an item of a creation-ordered list (outbound and support

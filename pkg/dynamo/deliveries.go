@@ -19,21 +19,6 @@ import (
 
 var _ delivery.Store = (*Store)(nil)
 
-// Delivery log and event items (docs/data-model.md).
-const (
-	deliveryPrefix = "DLV#"
-	eventPrefix    = "EVENT#"
-	// Webhook item attributes this file reads or writes. The webhook
-	// management code owns the items; these accessors keep the names in one
-	// place.
-	attrSigningSecret     = "signing_secret"
-	attrPrevSigningSecret = "previous_signing_secret"
-	attrFailingSince      = "failing_since"
-	attrFailedAttempts    = "failed_attempts"
-	attrDisabledReason    = "disabled_reason"
-	attrReenabledAt       = "reenabled_at"
-)
-
 // prevSecretExpiryAttrs are the names the previous secret's expiry may be
 // stored under by webhook management (RFC 3339; epoch seconds also read).
 var prevSecretExpiryAttrs = []string{"previous_expires_at"}

@@ -14,12 +14,6 @@ import (
 	"github.com/chatbridge/chat/pkg/events"
 )
 
-// attrTranslatedAt is set, once, by the translation function when a
-// message's every target language is stored: the stream's MODIFY that
-// carries it first is message.translated (docs/decisions.md, "Event
-// delivery").
-const attrTranslatedAt = "translated_at"
-
 // Changes the table's stream reports that become events.
 const (
 	ChangeMessage    = "message"    // a message stored

@@ -2,14 +2,11 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/rooms"
@@ -19,30 +16,6 @@ var (
 	_ rooms.MessageWriter = (*Store)(nil)
 	_ rooms.MessageReader = (*Store)(nil)
 )
-
-// translationBatch is BatchGetItem's limit of keys per call.
-const translationBatch = 100
-
-// PutMessage implements rooms.MessageWriter with one PutItem. The item's
-// INSERT on the table's stream is what queues the message for translation.
-// Errors: EConflict when a message with its id exists in its channel;
-// EUnavailable when DynamoDB failed after retries.
-func (s *Store) PutMessage(ctx context.Context, m chat.Message) error {
-	av, err := attributevalue.MarshalMap(messageItemOf(m))
-	if err != nil {
-		return chat.Internal(err)
-	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:           &s.table,
-		Item:                av,
-		ConditionExpression: aws.String("attribute_not_exists(pk)"),
-	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return chat.Errorf(chat.EConflict, "message %s exists", m.ID)
-	}
-	return fail("put message "+m.ID, err)
-}
 
 // ListMessages implements rooms.MessageReader with one Query of the
 // channel's partition (listPage), newest first. Each message carries the

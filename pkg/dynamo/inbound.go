@@ -23,9 +23,6 @@ var (
 	_ inbound.Store        = (*Store)(nil)
 )
 
-// RequestLogRetention is how long request log records are kept.
-const RequestLogRetention = 30 * 24 * time.Hour
-
 func idemPK(webhook, keyHash string) string { return "IDEM#" + webhook + "#" + keyHash }
 func sigPK(webhook, hash string) string     { return "SIG#" + webhook + "#" + hash }
 func quotaPK(ws string, window time.Time) string {

@@ -118,3 +118,50 @@ type supportItem struct {
 	UpdatedAt     time.Time `dynamodbav:"updated_at"`
 	rotated
 }
+
+// Delivery log and event items (docs/data-model.md).
+const (
+	deliveryPrefix = "DLV#"
+	eventPrefix    = "EVENT#"
+	// Webhook item attributes this file reads or writes. The webhook
+	// management code owns the items; these accessors keep the names in one
+	// place.
+	attrSigningSecret     = "signing_secret"
+	attrPrevSigningSecret = "previous_signing_secret"
+	attrFailingSince      = "failing_since"
+	attrFailedAttempts    = "failed_attempts"
+	attrDisabledReason    = "disabled_reason"
+	attrReenabledAt       = "reenabled_at"
+)
+
+// attrTranslatedAt is set, once, by the translation function when a
+// message's every target language is stored: the stream's MODIFY that
+// carries it first is message.translated (docs/decisions.md, "Event
+// delivery").
+const attrTranslatedAt = "translated_at"
+
+// Sort-key bounds of a channel's readers and rooms: every READER#... and
+// ROOM#... key lies between them, and MSG#... keys sort before both, so the
+// readers query never reads a message.
+const (
+	readersFrom = "READER#"
+	readersTo   = "ROOM$"
+)
+
+// RequestLogRetention is how long request log records are kept.
+const RequestLogRetention = 30 * 24 * time.Hour
+
+func outboundPK(id string) string { return "OWH#" + id }
+
+func supportPK(id string) string { return "SWH#" + id }
+
+func inboundSK(created time.Time, id string) string {
+	return "IWH#" + sortTime(created) + "#" + id
+}
+
+func (r rotated) expires() time.Time {
+	if r.PreviousExpiresAt == nil {
+		return time.Time{}
+	}
+	return *r.PreviousExpiresAt
+}

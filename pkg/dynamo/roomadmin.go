@@ -18,38 +18,6 @@ var _ rooms.RoomStore = (*Store)(nil)
 // wsRoomPrefix starts the sort key of a room in its workspace's list.
 const wsRoomPrefix = "ROOM#"
 
-// wsRoomSK orders a workspace's rooms by creation.
-func wsRoomSK(created time.Time, id string) string {
-	return wsRoomPrefix + sortTime(created) + "#" + id
-}
-
-// roomRecord is the room's own item (roomItem, which joins and guest
-// requests read) with its creation time, which locates its entry in the
-// workspace's list.
-type roomRecord struct {
-	roomItem
-	CreatedAt time.Time `dynamodbav:"created_at"`
-}
-
-// wsRoomItem lists a room in its workspace: pk WS#<ws>,
-// sk ROOM#<sortTime(created)>#<room>.
-type wsRoomItem struct {
-	PK          string    `dynamodbav:"pk"`
-	SK          string    `dynamodbav:"sk"`
-	ID          string    `dynamodbav:"id"`
-	WorkspaceID string    `dynamodbav:"workspace_id"`
-	ChannelID   string    `dynamodbav:"channel_id"`
-	Name        string    `dynamodbav:"name"`
-	Status      string    `dynamodbav:"status"`
-	ExpiresAt   time.Time `dynamodbav:"expires_at"`
-	CreatedAt   time.Time `dynamodbav:"created_at"`
-}
-
-func wsRoomItemOf(r roomRecord) wsRoomItem {
-	return wsRoomItem{PK: wsPK(r.WorkspaceID), SK: wsRoomSK(r.CreatedAt, r.ID), ID: r.ID, WorkspaceID: r.WorkspaceID,
-		ChannelID: r.ChannelID, Name: r.Name, Status: r.Status, ExpiresAt: r.ExpiresAt, CreatedAt: r.CreatedAt}
-}
-
 func roomRecordOf(r rooms.ManagedRoom) roomRecord {
 	return roomRecord{roomItem: roomItem{PK: roomPK(r.ID), SK: metaSK, ID: r.ID, WorkspaceID: r.WorkspaceID, ChannelID: r.ChannelID,
 		Name: r.Name, Status: r.Status, ExpiresAt: r.ExpiresAt, ExpiresEpoch: r.ExpiresAt.Unix()}, CreatedAt: r.CreatedAt}

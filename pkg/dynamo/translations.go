@@ -17,14 +17,6 @@ import (
 
 var _ translation.Store = (*Store)(nil)
 
-// Sort-key bounds of a channel's readers and rooms: every READER#... and
-// ROOM#... key lies between them, and MSG#... keys sort before both, so the
-// readers query never reads a message.
-const (
-	readersFrom = "READER#"
-	readersTo   = "ROOM$"
-)
-
 // Readers implements translation.Store with one Query (more only past 1 MB
 // of readers): the channel's reader items and its rooms' items, in one key
 // range, read with queryAll (apply.go). Users always read; a guest reads while the room it joined is active

@@ -25,12 +25,6 @@ import (
 
 var _ webhooks.Store = (*Store)(nil)
 
-func outboundPK(id string) string { return "OWH#" + id }
-func supportPK(id string) string  { return "SWH#" + id }
-func inboundSK(created time.Time, id string) string {
-	return "IWH#" + sortTime(created) + "#" + id
-}
-
 // byIDKey and listedKey are the keys of w's twins.
 func byIDKey(kind webhooks.Kind, id string) map[string]types.AttributeValue {
 	switch kind {
@@ -61,13 +55,6 @@ func rotatedOf(w webhooks.Webhook) rotated {
 		r.PreviousExpiresAt = &t
 	}
 	return r
-}
-
-func (r rotated) expires() time.Time {
-	if r.PreviousExpiresAt == nil {
-		return time.Time{}
-	}
-	return *r.PreviousExpiresAt
 }
 
 // webhookItem returns w's item (without keys) as the table stores it.

@@ -1,0 +1,162 @@
+package dynamo
+
+import (
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+)
+
+// roomItem is a Temporary Room: pk ROOM#<id>, sk #META.
+type roomItem struct {
+	PK           string    `dynamodbav:"pk"`
+	SK           string    `dynamodbav:"sk"`
+	ID           string    `dynamodbav:"id"`
+	WorkspaceID  string    `dynamodbav:"workspace_id"`
+	ChannelID    string    `dynamodbav:"channel_id"`
+	Name         string    `dynamodbav:"name"`
+	Status       string    `dynamodbav:"status"`
+	ExpiresAt    time.Time `dynamodbav:"expires_at"`
+	ExpiresEpoch int64     `dynamodbav:"expires_epoch"`
+}
+
+func (it roomItem) room() chat.Room {
+	return chat.Room{ID: it.ID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID, Name: it.Name, Status: it.Status, ExpiresAt: it.ExpiresAt}
+}
+
+// channelRoomItem lists a room in its channel's partition, so that one query
+// of the channel finds its readers and which of their rooms are active:
+// pk CHAN#<channel>, sk ROOM#<room>.
+type channelRoomItem struct {
+	PK           string `dynamodbav:"pk"`
+	SK           string `dynamodbav:"sk"`
+	Kind         string `dynamodbav:"kind"`
+	ID           string `dynamodbav:"id"`
+	Status       string `dynamodbav:"status"`
+	ExpiresEpoch int64  `dynamodbav:"expires_epoch"`
+}
+
+// clientItem maps a room's client id to its guest: pk ROOM#<room>,
+// sk CLIENT#<lower-case uuid>.
+type clientItem struct {
+	PK        string    `dynamodbav:"pk"`
+	SK        string    `dynamodbav:"sk"`
+	GuestID   string    `dynamodbav:"guest_id"`
+	TokenHash string    `dynamodbav:"token_hash"`
+	CreatedAt time.Time `dynamodbav:"created_at"`
+}
+
+// guestItem is a guest: pk ROOM#<room>, sk GUEST#<guest>.
+type guestItem struct {
+	PK                string    `dynamodbav:"pk"`
+	SK                string    `dynamodbav:"sk"`
+	ID                string    `dynamodbav:"id"`
+	RoomID            string    `dynamodbav:"room_id"`
+	WorkspaceID       string    `dynamodbav:"workspace_id"`
+	ChannelID         string    `dynamodbav:"channel_id"`
+	Nickname          string    `dynamodbav:"nickname"`
+	PreferredLanguage string    `dynamodbav:"preferred_language"`
+	ClientID          string    `dynamodbav:"client_id,omitempty"`
+	TokenHash         string    `dynamodbav:"token_hash"`
+	SessionExpiresAt  time.Time `dynamodbav:"session_expires_at"`
+	CreatedAt         time.Time `dynamodbav:"created_at"`
+	UpdatedAt         time.Time `dynamodbav:"updated_at"`
+}
+
+// sessionItem is a guest session, found by its token's hash:
+// pk GSESSION#<sha256 hex>, sk #META. It carries the guest so that a guest
+// request needs one read.
+type sessionItem struct {
+	PK                string    `dynamodbav:"pk"`
+	SK                string    `dynamodbav:"sk"`
+	GuestID           string    `dynamodbav:"guest_id"`
+	RoomID            string    `dynamodbav:"room_id"`
+	WorkspaceID       string    `dynamodbav:"workspace_id"`
+	ChannelID         string    `dynamodbav:"channel_id"`
+	Nickname          string    `dynamodbav:"nickname"`
+	PreferredLanguage string    `dynamodbav:"preferred_language"`
+	ExpiresAt         time.Time `dynamodbav:"expires_at"`
+	TTL               int64     `dynamodbav:"ttl"`
+}
+
+// readerItem is one reader of a channel with its language:
+// pk CHAN#<channel>, sk READER#USER#<id> or READER#GUEST#<id>.
+type readerItem struct {
+	PK       string `dynamodbav:"pk"`
+	SK       string `dynamodbav:"sk"`
+	Kind     string `dynamodbav:"kind"`
+	ID       string `dynamodbav:"id"`
+	Language string `dynamodbav:"language"`
+	// RoomID is set for guests: they read while their room is active.
+	RoomID string `dynamodbav:"room_id,omitempty"`
+	// Token is rooms.SeatToken of the reader's current credential (the
+	// member's API token, the guest's last join's token): a realtime
+	// connection subscribed with another is no longer pushed to.
+	Token string `dynamodbav:"token,omitempty"`
+	TTL   int64  `dynamodbav:"ttl,omitempty"`
+}
+
+// seatsSK is the sort key of a room's seats item.
+const seatsSK = "SEATS"
+
+// seatsItem holds a room's seats, one per guest with a session, live or
+// expired: pk ROOM#<room>, sk SEATS. Each value is
+// "<expiry, unix seconds>/<rooms.SeatToken of the session's token hash>".
+// At most rooms.MaxLiveSessions entries (every join's condition), so about
+// 7 KB at most.
+type seatsItem struct {
+	PK    string            `dynamodbav:"pk"`
+	SK    string            `dynamodbav:"sk"`
+	Seats map[string]string `dynamodbav:"seats"`
+	TTL   int64             `dynamodbav:"ttl"`
+}
+
+// put builds a transactional Put of item with an optional condition.
+func put(table string, item any, cond string, values map[string]types.AttributeValue) types.TransactWriteItem {
+	av, err := attributevalue.MarshalMap(item)
+	if err != nil {
+		// Items are our own structs of strings, numbers and times: a
+		// marshal failure is a programming error.
+		panic("dynamo: marshal " + err.Error())
+	}
+	p := &types.Put{TableName: aws.String(table), Item: av}
+	if cond != "" {
+		p.ConditionExpression = aws.String(cond)
+		p.ExpressionAttributeValues = values
+	}
+	return types.TransactWriteItem{Put: p}
+}
+
+// wsRoomSK orders a workspace's rooms by creation.
+func wsRoomSK(created time.Time, id string) string {
+	return wsRoomPrefix + sortTime(created) + "#" + id
+}
+
+// roomRecord is the room's own item (roomItem, which joins and guest
+// requests read) with its creation time, which locates its entry in the
+// workspace's list.
+type roomRecord struct {
+	roomItem
+	CreatedAt time.Time `dynamodbav:"created_at"`
+}
+
+// wsRoomItem lists a room in its workspace: pk WS#<ws>,
+// sk ROOM#<sortTime(created)>#<room>.
+type wsRoomItem struct {
+	PK          string    `dynamodbav:"pk"`
+	SK          string    `dynamodbav:"sk"`
+	ID          string    `dynamodbav:"id"`
+	WorkspaceID string    `dynamodbav:"workspace_id"`
+	ChannelID   string    `dynamodbav:"channel_id"`
+	Name        string    `dynamodbav:"name"`
+	Status      string    `dynamodbav:"status"`
+	ExpiresAt   time.Time `dynamodbav:"expires_at"`
+	CreatedAt   time.Time `dynamodbav:"created_at"`
+}
+
+func wsRoomItemOf(r roomRecord) wsRoomItem {
+	return wsRoomItem{PK: wsPK(r.WorkspaceID), SK: wsRoomSK(r.CreatedAt, r.ID), ID: r.ID, WorkspaceID: r.WorkspaceID,
+		ChannelID: r.ChannelID, Name: r.Name, Status: r.Status, ExpiresAt: r.ExpiresAt, CreatedAt: r.CreatedAt}
+}
