@@ -18,7 +18,7 @@ import (
 
 // Batch sizes fixed by DynamoDB.
 const (
-	maxBatchWrite = 25
+	MaxBatchWrite = 25
 	maxBatchGet   = 100
 )
 
@@ -46,7 +46,7 @@ const (
 // Errors: chat.EValidation for an invalid or inconsistent document (nothing
 // is written); chat.EUnavailable when DynamoDB failed after retries;
 // chat.EInternal otherwise.
-func (s *Store) Apply(ctx context.Context, d *fixture.Document, now time.Time) error {
+func (s *Table) Apply(ctx context.Context, d *fixture.Document, now time.Time) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
@@ -78,68 +78,68 @@ func (s *Store) Apply(ctx context.Context, d *fixture.Document, now time.Time) e
 	for i, w := range d.Workspaces {
 		p.workspace(w, states[i], metas, tokens, now)
 	}
-	return s.batchWrite(ctx, "apply fixture", p.reqs)
+	return s.BatchWrite(ctx, "apply fixture", p.reqs)
 }
 
 // workspaceState is what is stored for one workspace of the document, as far
 // as applying it needs to know.
 type workspaceState struct {
-	users    map[string]userItem
-	outbound map[string][]outboundItem    // by webhook id, oldest first
-	support  map[string][]supportItem     // by webhook id, oldest first
+	users    map[string]UserItem
+	outbound map[string][]OutboundItem    // by webhook id, oldest first
+	support  map[string][]SupportItem     // by webhook id, oldest first
 	readers  map[string][]string          // channel id -> user ids with a reader item
-	channels map[string]channelItem       // by channel id
+	channels map[string]ChannelItem       // by channel id
 	memberOf map[string]map[string]string // user id -> channel id -> sk of its member channel item
 }
 
 // storedMetas are the stored #META items of the document's rooms and inbound
 // webhooks, by id.
 type storedMetas struct {
-	rooms   map[string]roomRecord
-	inbound map[string]inboundItem
+	rooms   map[string]RoomRecord
+	inbound map[string]InboundItem
 	listed  map[string]string // by-id pk of an outbound or support webhook -> its workspace
 }
 
 // loadWorkspaceState reads the workspace's partition (users, webhooks) and
 // the user readers of each of its channels.
-func (s *Store) loadWorkspaceState(ctx context.Context, w fixture.Workspace) (workspaceState, error) {
+func (s *Table) loadWorkspaceState(ctx context.Context, w fixture.Workspace) (workspaceState, error) {
 	st := workspaceState{
-		users:    map[string]userItem{},
-		outbound: map[string][]outboundItem{},
-		support:  map[string][]supportItem{},
+		users:    map[string]UserItem{},
+		outbound: map[string][]OutboundItem{},
+		support:  map[string][]SupportItem{},
 		readers:  map[string][]string{},
-		channels: map[string]channelItem{},
+		channels: map[string]ChannelItem{},
 		memberOf: map[string]map[string]string{},
 	}
-	items, err := s.queryAll(ctx, "load workspace "+w.ID, &dynamodb.QueryInput{
+	items, err := s.QueryAll(ctx, "load workspace "+w.ID, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("pk = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(wsPK(w.ID))},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": Str(WsPK(w.ID))},
 	})
 	if err != nil {
 		return st, err
 	}
 	for _, it := range items {
-		switch sk := getS(it, attrSK); {
+		switch sk := GetS(it, AttrSK); {
 		case strings.HasPrefix(sk, "USER#"):
-			var u userItem
+			var u UserItem
 			if err := attributevalue.UnmarshalMap(it, &u); err != nil {
 				return st, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", sk, err))
 			}
 			st.users[u.ID] = u
 		case strings.HasPrefix(sk, "OWH#"):
-			var o outboundItem
+			var o OutboundItem
 			if err := attributevalue.UnmarshalMap(it, &o); err != nil {
 				return st, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", sk, err))
 			}
 			st.outbound[o.ID] = append(st.outbound[o.ID], o)
 		case strings.HasPrefix(sk, "SWH#"):
-			var o supportItem
+			var o SupportItem
 			if err := attributevalue.UnmarshalMap(it, &o); err != nil {
 				return st, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", sk, err))
 			}
 			st.support[o.ID] = append(st.support[o.ID], o)
 		case strings.HasPrefix(sk, "CHAN#"):
-			var c channelItem
+			var c ChannelItem
 			if err := attributevalue.UnmarshalMap(it, &c); err != nil {
 				return st, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", sk, err))
 			}
@@ -161,60 +161,60 @@ func (s *Store) loadWorkspaceState(ctx context.Context, w fixture.Workspace) (wo
 		st.memberOf[u] = chans
 	}
 	for _, c := range w.Channels {
-		readers, err := s.queryAll(ctx, "load readers of "+c.ID, &dynamodb.QueryInput{
+		readers, err := s.QueryAll(ctx, "load readers of "+c.ID, &dynamodb.QueryInput{
 			KeyConditionExpression:    aws.String("pk = :pk AND begins_with(sk, :p)"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(chanPK(c.ID)), ":p": str(readerUserSK(""))},
-			ProjectionExpression:      aws.String(attrSK),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": Str(ChanPK(c.ID)), ":p": Str(ReaderUserSK(""))},
+			ProjectionExpression:      aws.String(AttrSK),
 		})
 		if err != nil {
 			return st, err
 		}
 		for _, it := range readers {
-			st.readers[c.ID] = append(st.readers[c.ID], strings.TrimPrefix(getS(it, attrSK), readerUserSK("")))
+			st.readers[c.ID] = append(st.readers[c.ID], strings.TrimPrefix(GetS(it, AttrSK), ReaderUserSK("")))
 		}
 	}
 	return st, nil
 }
 
 // loadMetas reads the stored rooms and inbound webhooks of the document.
-func (s *Store) loadMetas(ctx context.Context, d *fixture.Document) (storedMetas, error) {
-	m := storedMetas{rooms: map[string]roomRecord{}, inbound: map[string]inboundItem{}, listed: map[string]string{}}
+func (s *Table) loadMetas(ctx context.Context, d *fixture.Document) (storedMetas, error) {
+	m := storedMetas{rooms: map[string]RoomRecord{}, inbound: map[string]InboundItem{}, listed: map[string]string{}}
 	var keys []map[string]types.AttributeValue
 	for _, w := range d.Workspaces {
 		for _, r := range w.TemporaryRooms {
-			keys = append(keys, key(roomPK(r.RoomID), metaSK))
+			keys = append(keys, Key(RoomPK(r.RoomID), MetaSK))
 		}
 		for _, h := range w.InboundWebhooks {
-			keys = append(keys, key(inboundPK(h.ID), metaSK))
+			keys = append(keys, Key(InboundPK(h.ID), MetaSK))
 		}
 		for _, h := range w.OutboundWebhooks {
-			keys = append(keys, key(outboundPK(h.ID), metaSK))
+			keys = append(keys, Key(OutboundPK(h.ID), MetaSK))
 		}
 		for _, h := range w.SupportWebhooks {
-			keys = append(keys, key(supportPK(h.ID), metaSK))
+			keys = append(keys, Key(SupportPK(h.ID), MetaSK))
 		}
 	}
 	for start := 0; start < len(keys); start += maxBatchGet {
-		items, err := s.batchGet(ctx, "load rooms and inbound webhooks", keys[start:min(start+maxBatchGet, len(keys))])
+		items, err := s.BatchGet(ctx, "load rooms and inbound webhooks", keys[start:min(start+maxBatchGet, len(keys))])
 		if err != nil {
 			return m, err
 		}
 		for _, it := range items {
-			switch pk := getS(it, attrPK); {
-			case strings.HasPrefix(pk, roomPK("")):
-				var r roomRecord
+			switch pk := GetS(it, AttrPK); {
+			case strings.HasPrefix(pk, RoomPK("")):
+				var r RoomRecord
 				if err := attributevalue.UnmarshalMap(it, &r); err != nil {
 					return m, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", pk, err))
 				}
 				m.rooms[r.ID] = r
-			case strings.HasPrefix(pk, inboundPK("")):
-				var h inboundItem
+			case strings.HasPrefix(pk, InboundPK("")):
+				var h InboundItem
 				if err := attributevalue.UnmarshalMap(it, &h); err != nil {
 					return m, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", pk, err))
 				}
 				m.inbound[h.ID] = h
-			case strings.HasPrefix(pk, outboundPK("")), strings.HasPrefix(pk, supportPK("")):
-				m.listed[pk] = getS(it, "workspace_id")
+			case strings.HasPrefix(pk, OutboundPK("")), strings.HasPrefix(pk, SupportPK("")):
+				m.listed[pk] = GetS(it, "workspace_id")
 			}
 		}
 	}
@@ -250,12 +250,12 @@ func checkStored(d *fixture.Document, m storedMetas) error {
 			}
 		}
 		for i, h := range w.OutboundWebhooks {
-			if ws, ok := m.listed[outboundPK(h.ID)]; ok && ws != w.ID {
+			if ws, ok := m.listed[OutboundPK(h.ID)]; ok && ws != w.ID {
 				add(fmt.Sprintf("workspaces[%d].outbound_webhooks[%d].id", wi, i), "names an outbound webhook of another workspace")
 			}
 		}
 		for i, h := range w.SupportWebhooks {
-			if ws, ok := m.listed[supportPK(h.ID)]; ok && ws != w.ID {
+			if ws, ok := m.listed[SupportPK(h.ID)]; ok && ws != w.ID {
 				add(fmt.Sprintf("workspaces[%d].support_webhooks[%d].id", wi, i), "names a support webhook of another workspace")
 			}
 		}
@@ -294,18 +294,18 @@ func (p *writePlan) put(item any) {
 		// marshal failure is a programming error.
 		panic("dynamo: marshal " + err.Error())
 	}
-	p.add(getS(av, attrPK), getS(av, attrSK), types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
+	p.add(GetS(av, AttrPK), GetS(av, AttrSK), types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
 }
 
 func (p *writePlan) del(pk, sk string) {
-	p.add(pk, sk, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key(pk, sk)}})
+	p.add(pk, sk, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: Key(pk, sk)}})
 }
 
 // workspace plans the writes of one workspace. tokens holds the hashes of
 // every API token in the document.
 func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMetas, tokens map[string]bool, now time.Time) {
 	ws := w.ID
-	p.put(workspaceItem{PK: wsPK(ws), SK: metaSK, ID: ws, Name: w.Name, DefaultLanguage: w.DefaultLanguage,
+	p.put(WorkspaceItem{PK: WsPK(ws), SK: MetaSK, ID: ws, Name: w.Name, DefaultLanguage: w.DefaultLanguage,
 		WebhookQuota: *w.WebhookQuotaPerMinute, TranslationBudget: *w.TranslationCharsPerDay})
 
 	// Channels first: a user's token item carries the user's channels.
@@ -328,22 +328,22 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 		langs[u.ID] = u.PreferredLanguage
 		hash := chat.HashToken(u.APIToken)
 		userTokens[u.ID] = rooms.SeatToken(hash)
-		p.put(userItem{PK: wsPK(ws), SK: userSK(u.ID), ID: u.ID, WorkspaceID: ws, Name: u.Name,
+		p.put(UserItem{PK: WsPK(ws), SK: UserSK(u.ID), ID: u.ID, WorkspaceID: ws, Name: u.Name,
 			PreferredLanguage: u.PreferredLanguage, TokenHash: hash, Role: u.Role})
-		p.put(apiTokenItem{PK: apiTokenPK(hash), SK: metaSK, WorkspaceID: ws, UserID: u.ID,
+		p.put(ApiTokenItem{PK: ApiTokenPK(hash), SK: MetaSK, WorkspaceID: ws, UserID: u.ID,
 			Name: u.Name, Role: u.Role, PreferredLanguage: u.PreferredLanguage, Channels: userChans[u.ID]})
 		if old := st.users[u.ID].TokenHash; old != "" && old != hash && !tokens[old] {
-			p.put(apiTokenItem{PK: apiTokenPK(old), SK: metaSK, WorkspaceID: ws, UserID: u.ID, Revoked: true})
+			p.put(ApiTokenItem{PK: ApiTokenPK(old), SK: MetaSK, WorkspaceID: ws, UserID: u.ID, Revoked: true})
 		}
 	}
 
 	for _, c := range w.Channels {
 		created := chanCreated[c.ID]
-		p.put(channelItem{PK: wsPK(ws), SK: chanSK(c.ID), ID: c.ID, WorkspaceID: ws, Name: c.Name, Members: c.Members, CreatedAt: created})
+		p.put(ChannelItem{PK: WsPK(ws), SK: ChanSK(c.ID), ID: c.ID, WorkspaceID: ws, Name: c.Name, Members: c.Members, CreatedAt: created})
 		members := map[string]bool{}
 		for _, u := range c.Members {
 			members[u] = true
-			p.put(readerItem{PK: chanPK(c.ID), SK: readerUserSK(u), Kind: chat.AuthorUser, ID: u, Language: langs[u], Token: userTokens[u]})
+			p.put(ReaderItem{PK: ChanPK(c.ID), SK: ReaderUserSK(u), Kind: chat.AuthorUser, ID: u, Language: langs[u], Token: userTokens[u]})
 			p.put(memberChannelItem{PK: memberPK(ws, u), SK: memberChannelSK(created, c.ID), ID: c.ID, WorkspaceID: ws,
 				Name: c.Name, CreatedAt: created})
 		}
@@ -354,7 +354,7 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 		}
 		for _, u := range st.readers[c.ID] {
 			if !members[u] {
-				p.del(chanPK(c.ID), readerUserSK(u))
+				p.del(ChanPK(c.ID), ReaderUserSK(u))
 			}
 		}
 	}
@@ -365,11 +365,11 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 		if created.IsZero() {
 			created = now
 		}
-		rec := roomRecord{roomItem: roomItem{PK: roomPK(r.RoomID), SK: metaSK, ID: r.RoomID, WorkspaceID: ws, ChannelID: r.ChannelID,
+		rec := RoomRecord{RoomItem: RoomItem{PK: RoomPK(r.RoomID), SK: MetaSK, ID: r.RoomID, WorkspaceID: ws, ChannelID: r.ChannelID,
 			Name: r.Name, Status: r.Status, ExpiresAt: exp, ExpiresEpoch: exp.Unix()}, CreatedAt: created.UTC()}
 		p.put(rec)
-		p.put(wsRoomItemOf(rec))
-		p.put(channelRoomItem{PK: chanPK(r.ChannelID), SK: roomSK(r.RoomID), Kind: kindRoom, ID: r.RoomID,
+		p.put(WsRoomItemOf(rec))
+		p.put(ChannelRoomItem{PK: ChanPK(r.ChannelID), SK: RoomSK(r.RoomID), Kind: KindRoom, ID: r.RoomID,
 			Status: r.Status, ExpiresEpoch: exp.Unix()})
 	}
 
@@ -378,33 +378,33 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 		if old, ok := m.inbound[h.ID]; ok {
 			created = old.CreatedAt
 		}
-		it := inboundItem{PK: inboundPK(h.ID), SK: metaSK, ID: h.ID, WorkspaceID: ws, ChannelID: h.ChannelID,
+		it := InboundItem{PK: InboundPK(h.ID), SK: MetaSK, ID: h.ID, WorkspaceID: ws, ChannelID: h.ChannelID,
 			BotName: h.BotName, BotAvatarURL: h.BotAvatarURL, SecretHash: chat.HashToken(h.Secret),
 			SignatureRequired: *h.SignatureRequired, SigningSecret: h.SigningSecret, Enabled: *h.Enabled,
 			CreatedAt: created, UpdatedAt: now}
 		p.put(it)
 		// The listed twin (webhooks.go); created is kept, so its key is too.
-		it.PK, it.SK = wsPK(ws), inboundSK(created, h.ID)
+		it.PK, it.SK = WsPK(ws), InboundSK(created, h.ID)
 		p.put(it)
 	}
 
 	for _, h := range w.OutboundWebhooks {
 		doc, given := h.Created()
-		created, sk := placeListed(p, st.outbound[h.ID], doc, given, now, func(t time.Time) string { return outboundSK(t, h.ID) })
-		it := outboundItem{PK: wsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
+		created, sk := placeListed(p, st.outbound[h.ID], doc, given, now, func(t time.Time) string { return OutboundSK(t, h.ID) })
+		it := OutboundItem{PK: WsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
 			Events: h.Events, Active: *h.Active, SigningSecret: h.SigningSecret, CreatedAt: created, UpdatedAt: now}
 		p.put(it)
-		it.PK, it.SK = outboundPK(h.ID), metaSK // the by-id twin (webhooks.go)
+		it.PK, it.SK = OutboundPK(h.ID), MetaSK // the by-id twin (webhooks.go)
 		p.put(it)
 	}
 
 	for _, h := range w.SupportWebhooks {
 		doc, given := h.Created()
-		created, sk := placeListed(p, st.support[h.ID], doc, given, now, func(t time.Time) string { return supportSK(t, h.ID) })
-		it := supportItem{PK: wsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
+		created, sk := placeListed(p, st.support[h.ID], doc, given, now, func(t time.Time) string { return SupportSK(t, h.ID) })
+		it := SupportItem{PK: WsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
 			Active: *h.Active, SigningSecret: h.SigningSecret, CreatedAt: created, UpdatedAt: now}
 		p.put(it)
-		it.PK, it.SK = supportPK(h.ID), metaSK // the by-id twin (webhooks.go)
+		it.PK, it.SK = SupportPK(h.ID), MetaSK // the by-id twin (webhooks.go)
 		p.put(it)
 	}
 }
@@ -416,10 +416,10 @@ type listedItem interface {
 	created() time.Time
 }
 
-func (it outboundItem) keys() (string, string) { return it.PK, it.SK }
-func (it outboundItem) created() time.Time     { return it.CreatedAt }
-func (it supportItem) keys() (string, string)  { return it.PK, it.SK }
-func (it supportItem) created() time.Time      { return it.CreatedAt }
+func (it OutboundItem) keys() (string, string) { return it.PK, it.SK }
+func (it OutboundItem) created() time.Time     { return it.CreatedAt }
+func (it SupportItem) keys() (string, string)  { return it.PK, it.SK }
+func (it SupportItem) created() time.Time      { return it.CreatedAt }
 
 // placeListed decides a listed webhook's created_at and sort key: the
 // document's created_at when given, else the stored one (re-applying keeps

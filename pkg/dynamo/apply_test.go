@@ -45,13 +45,13 @@ func demo(t *testing.T) *fixture.Document {
 	return d
 }
 
-func newApplyStore(t *testing.T) (*stacktest.Stack, *dynamo.Store) {
+func newApplyStore(t *testing.T) (*stacktest.Stack, *dynamo.Table) {
 	t.Helper()
 	st := stacktest.New(t)
 	return st, dynamo.New(st.DB, st.Table)
 }
 
-func apply(t *testing.T, s *dynamo.Store, d *fixture.Document, now time.Time) {
+func apply(t *testing.T, s *dynamo.Table, d *fixture.Document, now time.Time) {
 	t.Helper()
 	if err := s.Apply(context.Background(), d, now); err != nil {
 		t.Fatalf("apply: %v", err)

@@ -14,7 +14,7 @@ import (
 	"github.com/chatbridge/chat/pkg/translation"
 )
 
-var _ translation.BudgetStore = (*Store)(nil)
+var _ translation.BudgetStore = (*Table)(nil)
 
 // attrBudget is the workspace item's translation_chars_per_day, and
 // attrSpent the daily counter item's count of characters.
@@ -33,15 +33,15 @@ func budgetPK(ws string, day time.Time) string {
 // the workspace item, projected to its budget. A workspace applied before
 // the budget existed, or not stored at all, has
 // chat.DefaultTranslationCharsPerDay. Errors: chat.EUnavailable, chat.EInternal.
-func (s *Store) TranslationBudget(ctx context.Context, ws string) (int64, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:                &s.table,
-		Key:                      key(wsPK(ws), metaSK),
+func (s *Table) TranslationBudget(ctx context.Context, ws string) (int64, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                &s.Name,
+		Key:                      Key(WsPK(ws), MetaSK),
 		ProjectionExpression:     aws.String("#b"),
 		ExpressionAttributeNames: map[string]string{"#b": attrBudget},
 	})
 	if err != nil {
-		return 0, fail("get translation budget of "+ws, err)
+		return 0, Fail("get translation budget of "+ws, err)
 	}
 	n, ok := out.Item[attrBudget].(*types.AttributeValueMemberN)
 	if !ok {
@@ -58,24 +58,24 @@ func (s *Store) TranslationBudget(ctx context.Context, ws string) (int64, error)
 // conditional UpdateItem: ADD chars on condition that the count before it
 // is at most limit-chars, so concurrent spenders can never take the count
 // past limit together. chars > limit makes no call. The counter item
-// expires (TTL) a day after its day ends. Errors: chat.EUnavailable,
+// Expires (TTL) a day after its day ends. Errors: chat.EUnavailable,
 // chat.EInternal.
-func (s *Store) SpendTranslationChars(ctx context.Context, ws string, day time.Time, chars, limit int64) (bool, error) {
+func (s *Table) SpendTranslationChars(ctx context.Context, ws string, day time.Time, chars, limit int64) (bool, error) {
 	if chars > limit {
 		return false, nil
 	}
 	y, m, d := day.UTC().Date()
 	start := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           &s.table,
-		Key:                 key(budgetPK(ws, start), metaSK),
+	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           &s.Name,
+		Key:                 Key(budgetPK(ws, start), MetaSK),
 		UpdateExpression:    aws.String("ADD #c :n SET #ttl = if_not_exists(#ttl, :ttl)"),
 		ConditionExpression: aws.String("attribute_not_exists(#c) OR #c <= :max"),
 		ExpressionAttributeNames: map[string]string{
-			"#c": attrSpent, "#ttl": attrTTL,
+			"#c": attrSpent, "#ttl": AttrTTL,
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":n": num(chars), ":max": num(limit - chars), ":ttl": num(epoch(start.Add(48 * time.Hour))),
+			":n": Num(chars), ":max": Num(limit - chars), ":ttl": Num(Epoch(start.Add(48 * time.Hour))),
 		},
 	})
 	var ccf *types.ConditionalCheckFailedException
@@ -83,7 +83,7 @@ func (s *Store) SpendTranslationChars(ctx context.Context, ws string, day time.T
 		return false, nil
 	}
 	if err != nil {
-		return false, fail("spend translation budget of "+ws, err)
+		return false, Fail("spend translation budget of "+ws, err)
 	}
 	return true, nil
 }

@@ -17,15 +17,15 @@ import (
 	"github.com/chatbridge/chat/pkg/events"
 )
 
-var _ delivery.Store = (*Store)(nil)
+var _ delivery.Store = (*Table)(nil)
 
 // prevSecretExpiryAttrs are the names the previous secret's expiry may be
 // stored under by webhook management (RFC 3339; epoch seconds also read).
 var prevSecretExpiryAttrs = []string{"previous_expires_at"}
 
-func deliveryPK(ws, webhook string) string { return deliveryPrefix + ws + "#" + webhook }
-func deliverySK(id string) string          { return deliveryPrefix + id }
-func eventPK(id string) string             { return eventPrefix + id }
+func deliveryPK(ws, webhook string) string { return DeliveryPrefix + ws + "#" + webhook }
+func deliverySK(id string) string          { return DeliveryPrefix + id }
+func eventPK(id string) string             { return EventPrefix + id }
 
 // deliveryItem: pk DLV#<ws>#<webhook>, sk DLV#<delivery>; ttl 30 days.
 type deliveryItem struct {
@@ -82,13 +82,13 @@ func webhookKey(kind, ws, sk string) (map[string]types.AttributeValue, error) {
 	if !ok || !strings.HasPrefix(sk, p) {
 		return nil, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, sk)
 	}
-	return key(wsPK(ws), sk), nil
+	return Key(WsPK(ws), sk), nil
 }
 
 // previousSecret returns the webhook item's previous signing secret while
 // it has not expired at now.
 func previousSecret(it map[string]types.AttributeValue, now time.Time) string {
-	prev := getS(it, attrPrevSigningSecret)
+	prev := GetS(it, AttrPrevSigningSecret)
 	if prev == "" {
 		return ""
 	}
@@ -124,31 +124,31 @@ func getN(it map[string]types.AttributeValue, name string) int64 {
 
 // Webhook implements delivery.Store with one GetItem. Errors: ENotFound;
 // EUnavailable.
-func (s *Store) Webhook(ctx context.Context, kind, ws, sk string) (delivery.Webhook, error) {
+func (s *Table) Webhook(ctx context.Context, kind, ws, sk string) (delivery.Webhook, error) {
 	k, err := webhookKey(kind, ws, sk)
 	if err != nil {
 		return delivery.Webhook{}, err
 	}
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: k, ConsistentRead: aws.Bool(true)})
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: k, ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return delivery.Webhook{}, fail("get webhook "+sk, err)
+		return delivery.Webhook{}, Fail("get webhook "+sk, err)
 	}
 	it := out.Item
 	if len(it) == 0 {
 		return delivery.Webhook{}, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, sk)
 	}
-	w := delivery.Webhook{ID: getS(it, "id"), Kind: kind, WorkspaceID: ws, Key: sk, URL: getS(it, "url"),
-		Active: getBool(it, "active"), FailedAttempts: int(getN(it, attrFailedAttempts))}
-	if sec := getS(it, attrSigningSecret); sec != "" {
+	w := delivery.Webhook{ID: GetS(it, "id"), Kind: kind, WorkspaceID: ws, Key: sk, URL: GetS(it, "url"),
+		Active: getBool(it, "active"), FailedAttempts: int(getN(it, AttrFailedAttempts))}
+	if sec := GetS(it, AttrSigningSecret); sec != "" {
 		w.Secrets = append(w.Secrets, []byte(sec))
 	}
 	if prev := previousSecret(it, time.Now()); prev != "" {
 		w.Secrets = append(w.Secrets, []byte(prev))
 	}
-	if t, err := time.Parse(time.RFC3339Nano, getS(it, attrReenabledAt)); err == nil {
+	if t, err := time.Parse(time.RFC3339Nano, GetS(it, AttrReenabledAt)); err == nil {
 		w.ReenabledAt = t
 	}
-	if t, err := time.Parse(sortTimeLayout, getS(it, attrFailingSince)); err == nil {
+	if t, err := time.Parse(sortTimeLayout, GetS(it, AttrFailingSince)); err == nil {
 		w.FailingSince = t
 	}
 	return w, nil
@@ -167,20 +167,20 @@ const (
 	attrNextAt = "next_attempt_at"
 )
 
-func leaseValue(l delivery.Lease) string { return sortTime(l.Until) + "#" + l.Token }
+func leaseValue(l delivery.Lease) string { return SortTime(l.Until) + "#" + l.Token }
 
 // Reserve implements delivery.Store with one conditional UpdateItem of the
 // delivery record, which creates it on the first attempt and shows the
 // attempt as pending. A refusal returns the record as it was
 // (ReturnValuesOnConditionCheckFailure), so it costs no read.
 // Errors: EUnavailable, EInternal.
-func (s *Store) Reserve(ctx context.Context, r delivery.Reservation) (int, bool, delivery.State, error) {
+func (s *Table) Reserve(ctx context.Context, r delivery.Reservation) (int, bool, delivery.State, error) {
 	d := r.Delivery
 	names := map[string]string{"#st": "status", "#err": "error", "#ttl": "ttl", "#a": attrAttempts, "#l": attrLease, "#next": attrNextAt}
 	vals := map[string]types.AttributeValue{
-		":id": str(d.ID), ":wh": str(d.WebhookID), ":kind": str(d.Kind), ":ws": str(d.WorkspaceID), ":key": str(d.WebhookKey),
-		":ev": str(d.EventID), ":et": str(d.EventType), ":st": str(delivery.StatusPending), ":at": str(r.At.UTC().Format(time.RFC3339Nano)),
-		":ttl": num(epoch(r.At.Add(delivery.Retention))), ":lease": str(leaseValue(r.Lease)), ":now": str(sortTime(r.At)),
+		":id": Str(d.ID), ":wh": Str(d.WebhookID), ":kind": Str(d.Kind), ":ws": Str(d.WorkspaceID), ":key": Str(d.WebhookKey),
+		":ev": Str(d.EventID), ":et": Str(d.EventType), ":st": Str(delivery.StatusPending), ":at": Str(r.At.UTC().Format(time.RFC3339Nano)),
+		":ttl": Num(Epoch(r.At.Add(delivery.Retention))), ":lease": Str(leaseValue(r.Lease)), ":now": Str(SortTime(r.At)),
 	}
 	set := []string{"id = :id", "webhook_id = :wh", "webhook_kind = :kind", "workspace_id = :ws", "webhook_key = :key",
 		"event_id = :ev", "event_type = :et", "#st = :st", "last_attempt_at = :at", "#l = :lease",
@@ -189,20 +189,20 @@ func (s *Store) Reserve(ctx context.Context, r delivery.Reservation) (int, bool,
 	switch {
 	case r.Number == 0: // the next number, once no attempt holds the record
 		set = append(set, "#a = if_not_exists(#a, :zero) + :one")
-		vals[":zero"], vals[":one"] = num(0), num(1)
+		vals[":zero"], vals[":one"] = Num(0), Num(1)
 		cond = "attribute_not_exists(#l) OR #l < :now"
 	case r.Number == 1:
 		set = append(set, "#a = :n")
-		vals[":n"] = num(1)
+		vals[":n"] = Num(1)
 		cond = "(attribute_not_exists(#a) AND attribute_not_exists(#l)) OR (#a = :n AND #l < :now)"
 	default:
 		set = append(set, "#a = :n")
-		vals[":n"], vals[":prev"] = num(int64(r.Number)), num(int64(r.Number-1))
+		vals[":n"], vals[":prev"] = Num(int64(r.Number)), Num(int64(r.Number-1))
 		// A message of attempt n exists only once attempt n-1 was posted,
 		// so n-1's lease (which guards its own number) does not hold n back.
 		cond = "#a = :prev OR (#a = :n AND #l < :now)"
 	}
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
+	out, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: Key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
 		UpdateExpression:    aws.String("SET " + strings.Join(set, ", ") + " REMOVE response_status, #err, duration_ms, #next"),
 		ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: vals,
 		ReturnValues: types.ReturnValueUpdatedNew, ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
@@ -211,7 +211,7 @@ func (s *Store) Reserve(ctx context.Context, r delivery.Reservation) (int, bool,
 		return 0, false, stateOf(ccf.Item), nil
 	}
 	if err != nil {
-		return 0, false, delivery.State{}, fail("reserve attempt of delivery "+d.ID, err)
+		return 0, false, delivery.State{}, Fail("reserve attempt of delivery "+d.ID, err)
 	}
 	n := int(getN(out.Attributes, attrAttempts))
 	if n < 1 {
@@ -222,8 +222,8 @@ func (s *Store) Reserve(ctx context.Context, r delivery.Reservation) (int, bool,
 
 // stateOf reads a delivery record as a refused reservation found it.
 func stateOf(it map[string]types.AttributeValue) delivery.State {
-	st := delivery.State{Attempts: int(getN(it, attrAttempts)), Status: getS(it, "status"), Queued: int(getN(it, attrQueued))}
-	if l := getS(it, attrLease); l != "" {
+	st := delivery.State{Attempts: int(getN(it, attrAttempts)), Status: GetS(it, "status"), Queued: int(getN(it, attrQueued))}
+	if l := GetS(it, attrLease); l != "" {
 		until, _, _ := strings.Cut(l, "#")
 		if t, err := time.Parse(sortTimeLayout, until); err == nil {
 			st.LeaseUntil = t
@@ -231,7 +231,7 @@ func stateOf(it map[string]types.AttributeValue) delivery.State {
 			st.LeaseUntil = time.Unix(0, 1) // unreadable: expired, never zero
 		}
 	}
-	if t, err := time.Parse(time.RFC3339Nano, getS(it, attrNextAt)); err == nil {
+	if t, err := time.Parse(time.RFC3339Nano, GetS(it, attrNextAt)); err == nil {
 		st.NextAt = t
 	}
 	return st
@@ -242,126 +242,126 @@ func stateOf(it map[string]types.AttributeValue) delivery.State {
 // touches no other item, so concurrent attempts to one webhook never
 // collide. Errors: EConflict when another reservation took the number
 // over; EUnavailable.
-func (s *Store) RecordAttempt(ctx context.Context, a delivery.Attempt) error {
+func (s *Table) RecordAttempt(ctx context.Context, a delivery.Attempt) error {
 	d := a.Delivery
 	names := map[string]string{"#st": "status", "#err": "error", "#l": attrLease}
-	vals := map[string]types.AttributeValue{":st": str(a.Status), ":dur": num(a.DurationMS), ":lease": str(leaseValue(a.Lease))}
+	vals := map[string]types.AttributeValue{":st": Str(a.Status), ":dur": Num(a.DurationMS), ":lease": Str(leaseValue(a.Lease))}
 	set := []string{"#st = :st", "duration_ms = :dur"}
 	remove := []string{"#l"}
 	if a.ResponseStatus != 0 {
-		vals[":rs"] = num(int64(a.ResponseStatus))
+		vals[":rs"] = Num(int64(a.ResponseStatus))
 		set = append(set, "response_status = :rs")
 	} else {
 		remove = append(remove, "response_status")
 	}
 	if a.Error != "" {
-		vals[":err"] = str(a.Error)
+		vals[":err"] = Str(a.Error)
 		set = append(set, "#err = :err")
 	} else {
 		remove = append(remove, "#err")
 	}
 	if !a.NextAt.IsZero() {
-		vals[":next"] = str(a.NextAt.UTC().Format(time.RFC3339Nano))
+		vals[":next"] = Str(a.NextAt.UTC().Format(time.RFC3339Nano))
 		set = append(set, attrNextAt+" = :next")
 	}
 	if a.Queued > 0 {
 		names["#q"] = attrQueued
-		vals[":q"] = num(int64(a.Queued))
+		vals[":q"] = Num(int64(a.Queued))
 		set = append(set, "#q = :q")
 	}
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
+	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: Key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
 		UpdateExpression:    aws.String("SET " + strings.Join(set, ", ") + " REMOVE " + strings.Join(remove, ", ")),
 		ConditionExpression: aws.String("#l = :lease"), ExpressionAttributeNames: names, ExpressionAttributeValues: vals})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return chat.Errorf(chat.EConflict, "delivery %s attempt %d was taken over", d.ID, a.Number)
 	}
-	return fail("record delivery "+d.ID, err)
+	return Fail("record delivery "+d.ID, err)
 }
 
 // ExtendFailing implements delivery.Store with one UpdateItem of the
 // webhook's listed item (ADD: concurrent ones never conflict), only while
 // the webhook exists.
-func (s *Store) ExtendFailing(ctx context.Context, w delivery.Webhook, at time.Time) error {
+func (s *Table) ExtendFailing(ctx context.Context, w delivery.Webhook, at time.Time) error {
 	k, err := webhookKey(w.Kind, w.WorkspaceID, w.Key)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: k,
+	_, err = s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: k,
 		UpdateExpression:          aws.String("SET #fs = if_not_exists(#fs, :at) ADD #fa :one"),
 		ConditionExpression:       aws.String("attribute_exists(pk)"),
-		ExpressionAttributeNames:  map[string]string{"#fs": attrFailingSince, "#fa": attrFailedAttempts},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":at": str(sortTime(at)), ":one": num(1)}})
+		ExpressionAttributeNames:  map[string]string{"#fs": AttrFailingSince, "#fa": AttrFailedAttempts},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":at": Str(SortTime(at)), ":one": Num(1)}})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return nil
 	}
-	return fail("extend failure streak of webhook "+w.ID, err)
+	return Fail("extend failure streak of webhook "+w.ID, err)
 }
 
 // Disable implements delivery.Store with one TransactWriteItems that
 // disables both of the webhook's twins.
 // Errors: EConflict when the webhook is gone, already inactive, or (for
 // "failing") its streak no longer qualifies; EUnavailable.
-func (s *Store) Disable(ctx context.Context, w delivery.Webhook, reason string, failingBefore time.Time) error {
+func (s *Table) Disable(ctx context.Context, w delivery.Webhook, reason string, failingBefore time.Time) error {
 	k, err := webhookKey(w.Kind, w.WorkspaceID, w.Key)
 	if err != nil {
 		return err
 	}
 	cond := "attribute_exists(pk) AND active = :t"
 	vals := map[string]types.AttributeValue{":f": &types.AttributeValueMemberBOOL{Value: false},
-		":t": &types.AttributeValueMemberBOOL{Value: true}, ":r": str(reason), ":now": str(time.Now().UTC().Format(time.RFC3339Nano))}
-	names := map[string]string{"#dr": attrDisabledReason}
+		":t": &types.AttributeValueMemberBOOL{Value: true}, ":r": Str(reason), ":now": Str(time.Now().UTC().Format(time.RFC3339Nano))}
+	names := map[string]string{"#dr": AttrDisabledReason}
 	if reason == delivery.DisabledFailing {
 		cond += " AND #fs <= :before AND #fa >= :n"
-		vals[":before"], vals[":n"] = str(sortTime(failingBefore)), num(10)
-		names["#fs"], names["#fa"] = attrFailingSince, attrFailedAttempts
+		vals[":before"], vals[":n"] = Str(SortTime(failingBefore)), Num(10)
+		names["#fs"], names["#fa"] = AttrFailingSince, AttrFailedAttempts
 	}
 	// Both twins (webhooks.go): the listed one the delivery function reads,
 	// on the streak's condition, and the by-id one management reads.
-	byID := key(supportPK(w.ID), metaSK)
+	byID := Key(SupportPK(w.ID), MetaSK)
 	if w.Kind == events.KindOutbound {
-		byID = key(outboundPK(w.ID), metaSK)
+		byID = Key(OutboundPK(w.ID), MetaSK)
 	}
 	set := aws.String("SET active = :f, #dr = :r, updated_at = :now")
-	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		{Update: &types.Update{TableName: &s.table, Key: k, UpdateExpression: set, ConditionExpression: aws.String(cond),
+	_, err = s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Update: &types.Update{TableName: &s.Name, Key: k, UpdateExpression: set, ConditionExpression: aws.String(cond),
 			ExpressionAttributeNames: names, ExpressionAttributeValues: vals}},
-		{Update: &types.Update{TableName: &s.table, Key: byID, UpdateExpression: set, ConditionExpression: aws.String("attribute_exists(pk)"),
-			ExpressionAttributeNames:  map[string]string{"#dr": attrDisabledReason},
+		{Update: &types.Update{TableName: &s.Name, Key: byID, UpdateExpression: set, ConditionExpression: aws.String("attribute_exists(pk)"),
+			ExpressionAttributeNames:  map[string]string{"#dr": AttrDisabledReason},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":f": vals[":f"], ":r": vals[":r"], ":now": vals[":now"]}}},
 	}})
-	if cancellation(err) != nil {
+	if Cancellation(err) != nil {
 		return chat.Errorf(chat.EConflict, "webhook %s not disabled", w.ID)
 	}
-	return fail("disable webhook "+w.ID, err)
+	return Fail("disable webhook "+w.ID, err)
 }
 
 // ClearFailing implements delivery.Store with one UpdateItem.
-func (s *Store) ClearFailing(ctx context.Context, w delivery.Webhook) error {
+func (s *Table) ClearFailing(ctx context.Context, w delivery.Webhook) error {
 	k, err := webhookKey(w.Kind, w.WorkspaceID, w.Key)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: k,
+	_, err = s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: k,
 		UpdateExpression:         aws.String("REMOVE #fs, #fa"),
 		ConditionExpression:      aws.String("attribute_exists(pk)"),
-		ExpressionAttributeNames: map[string]string{"#fs": attrFailingSince, "#fa": attrFailedAttempts},
+		ExpressionAttributeNames: map[string]string{"#fs": AttrFailingSince, "#fa": AttrFailedAttempts},
 	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return nil
 	}
-	return fail("clear failing webhook "+w.ID, err)
+	return Fail("clear failing webhook "+w.ID, err)
 }
 
 // PutEvents stores events' envelopes for redelivery, 25 per
 // BatchWriteItem.
-func (s *Store) PutEvents(ctx context.Context, evs []events.Event, bodies [][]byte) error {
+func (s *Table) PutEvents(ctx context.Context, evs []events.Event, bodies [][]byte) error {
 	var reqs []types.WriteRequest
 	for i, ev := range evs {
-		av, err := attributevalue.MarshalMap(eventItem{PK: eventPK(ev.ID), SK: metaSK, ID: ev.ID, WorkspaceID: ev.WorkspaceID,
-			Type: ev.Type, Body: string(bodies[i]), TTL: epoch(ev.CreatedAt.Add(delivery.Retention))})
+		av, err := attributevalue.MarshalMap(eventItem{PK: eventPK(ev.ID), SK: MetaSK, ID: ev.ID, WorkspaceID: ev.WorkspaceID,
+			Type: ev.Type, Body: string(bodies[i]), TTL: Epoch(ev.CreatedAt.Add(delivery.Retention))})
 		if err != nil {
 			return chat.Internal(err)
 		}
@@ -370,17 +370,17 @@ func (s *Store) PutEvents(ctx context.Context, evs []events.Event, bodies [][]by
 	if len(reqs) == 0 {
 		return nil
 	}
-	return s.batchWrite(ctx, "put events", reqs)
+	return s.BatchWrite(ctx, "put events", reqs)
 }
 
 // Event returns an event's stored envelope. Errors: ENotFound.
-func (s *Store) Event(ctx context.Context, id string) ([]byte, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(eventPK(id), metaSK),
+func (s *Table) Event(ctx context.Context, id string) ([]byte, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: Key(eventPK(id), MetaSK),
 		ProjectionExpression: aws.String("body")})
 	if err != nil {
-		return nil, fail("get event "+id, err)
+		return nil, Fail("get event "+id, err)
 	}
-	b := getS(out.Item, "body")
+	b := GetS(out.Item, "body")
 	if b == "" {
 		return nil, chat.Errorf(chat.ENotFound, "no event %s", id)
 	}
@@ -388,11 +388,11 @@ func (s *Store) Event(ctx context.Context, id string) ([]byte, error) {
 }
 
 // Delivery returns a webhook's delivery record. Errors: ENotFound.
-func (s *Store) Delivery(ctx context.Context, ws, webhookID, id string) (delivery.Record, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(deliveryPK(ws, webhookID), deliverySK(id)),
+func (s *Table) Delivery(ctx context.Context, ws, webhookID, id string) (delivery.Record, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: Key(deliveryPK(ws, webhookID), deliverySK(id)),
 		ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return delivery.Record{}, fail("get delivery "+id, err)
+		return delivery.Record{}, Fail("get delivery "+id, err)
 	}
 	if len(out.Item) == 0 {
 		return delivery.Record{}, chat.Errorf(chat.ENotFound, "no delivery %s", id)
@@ -405,27 +405,27 @@ func (s *Store) Delivery(ctx context.Context, ws, webhookID, id string) (deliver
 }
 
 // ListDeliveries returns a page of a webhook's delivery log, newest first.
-func (s *Store) ListDeliveries(ctx context.Context, ws, webhookID, after string, limit int) (chat.Page[delivery.Record], error) {
-	q := listQuery{op: "list deliveries of " + webhookID, pk: deliveryPK(ws, webhookID), prefix: deliveryPrefix}
-	return listPage(ctx, s, q, after, limit, deliveryItem.record)
+func (s *Table) ListDeliveries(ctx context.Context, ws, webhookID, after string, limit int) (chat.Page[delivery.Record], error) {
+	q := ListQuery{Op: "list deliveries of " + webhookID, PK: deliveryPK(ws, webhookID), Prefix: DeliveryPrefix}
+	return ListPage(ctx, s, q, after, limit, deliveryItem.record)
 }
 
 // PointWebhook sets the URL of a workspace's webhook of kind (and its
 // signing secret when it has none), for local runs: chatctl serve --demo
 // points the demo's webhooks at its local receiver. Errors: ENotFound.
-func (s *Store) PointWebhook(ctx context.Context, ws, kind, sk, url, secret string) error {
+func (s *Table) PointWebhook(ctx context.Context, ws, kind, sk, url, secret string) error {
 	k, err := webhookKey(kind, ws, sk)
 	if err != nil {
 		return err
 	}
-	_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.table, Key: k,
+	_, err = s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: k,
 		UpdateExpression:          aws.String("SET #u = :u, #s = if_not_exists(#s, :s)"),
 		ConditionExpression:       aws.String("attribute_exists(pk)"),
-		ExpressionAttributeNames:  map[string]string{"#u": "url", "#s": attrSigningSecret},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":u": str(url), ":s": str(secret)}})
+		ExpressionAttributeNames:  map[string]string{"#u": "url", "#s": AttrSigningSecret},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":u": Str(url), ":s": Str(secret)}})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, sk)
 	}
-	return fail("point webhook "+sk, err)
+	return Fail("point webhook "+sk, err)
 }

@@ -36,10 +36,10 @@ type Change struct {
 // ChangeFromImage reads a stream record's event name and new image, and
 // false when it reports no event.
 func ChangeFromImage(eventName string, image map[string]types.AttributeValue) (Change, bool) {
-	pk, sk := getS(image, attrPK), getS(image, attrSK)
+	pk, sk := GetS(image, AttrPK), GetS(image, AttrSK)
 	insert, modify := eventName == "INSERT", eventName == "MODIFY"
 	switch {
-	case strings.HasPrefix(pk, "CHAN#") && strings.HasPrefix(sk, messagePrefix):
+	case strings.HasPrefix(pk, "CHAN#") && strings.HasPrefix(sk, MessagePrefix):
 		m, ok := MessageFromImage(image)
 		if !ok {
 			return Change{}, false
@@ -47,23 +47,23 @@ func ChangeFromImage(eventName string, image map[string]types.AttributeValue) (C
 		if insert {
 			return Change{Kind: ChangeMessage, Message: m}, true
 		}
-		at, err := time.Parse(time.RFC3339Nano, getS(image, attrTranslatedAt))
-		if modify && err == nil && getS(image, attrPendingShard) == "" {
+		at, err := time.Parse(time.RFC3339Nano, GetS(image, AttrTranslatedAt))
+		if modify && err == nil && GetS(image, AttrPendingShard) == "" {
 			return Change{Kind: ChangeTranslated, Message: m, TranslatedAt: at}, true
 		}
-	case strings.HasPrefix(pk, "ROOM#") && sk == metaSK && (insert || modify):
-		var r roomRecord
+	case strings.HasPrefix(pk, "ROOM#") && sk == MetaSK && (insert || modify):
+		var r RoomRecord
 		if err := attributevalue.UnmarshalMap(image, &r); err != nil || !chat.ValidID(r.ID) {
 			return Change{}, false
 		}
 		if insert {
-			return Change{Kind: ChangeRoom, Room: r.room(), RoomCreated: r.CreatedAt}, true
+			return Change{Kind: ChangeRoom, Room: r.Room(), RoomCreated: r.CreatedAt}, true
 		}
 		if r.Status == chat.RoomClosed {
-			return Change{Kind: ChangeRoomClosed, Room: r.room(), RoomCreated: r.CreatedAt}, true
+			return Change{Kind: ChangeRoomClosed, Room: r.Room(), RoomCreated: r.CreatedAt}, true
 		}
 	case strings.HasPrefix(pk, "ROOM#") && strings.HasPrefix(sk, "GUEST#") && (insert || modify):
-		var g guestItem
+		var g GuestItem
 		if err := attributevalue.UnmarshalMap(image, &g); err != nil || !chat.ValidID(g.ID) {
 			return Change{}, false
 		}
@@ -75,27 +75,27 @@ func ChangeFromImage(eventName string, image map[string]types.AttributeValue) (C
 
 // EventWebhooks returns a workspace's outbound and support webhooks as
 // recipients, with one Query per kind (and page).
-func (s *Store) EventWebhooks(ctx context.Context, ws string) ([]events.Webhook, error) {
+func (s *Table) EventWebhooks(ctx context.Context, ws string) ([]events.Webhook, error) {
 	var out []events.Webhook
 	for _, kind := range []string{events.KindOutbound, events.KindSupport} {
 		prefix, _ := webhookPrefix(kind)
-		in := &dynamodb.QueryInput{TableName: &s.table, ConsistentRead: aws.Bool(true),
+		in := &dynamodb.QueryInput{TableName: &s.Name, ConsistentRead: aws.Bool(true),
 			KeyConditionExpression:    aws.String("pk = :pk AND begins_with(sk, :p)"),
 			ProjectionExpression:      aws.String("sk, id, active, #ev"),
 			ExpressionAttributeNames:  map[string]string{"#ev": "events"},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(wsPK(ws)), ":p": str(prefix)}}
-		p := dynamodb.NewQueryPaginator(s.db, in)
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": Str(WsPK(ws)), ":p": Str(prefix)}}
+		p := dynamodb.NewQueryPaginator(s.Client, in)
 		for p.HasMorePages() {
 			page, err := p.NextPage(ctx)
 			if err != nil {
-				return nil, fail("event webhooks of "+ws, err)
+				return nil, Fail("event webhooks of "+ws, err)
 			}
 			for _, it := range page.Items {
 				var evs []string
 				if l, ok := it["events"]; ok {
 					_ = attributevalue.Unmarshal(l, &evs)
 				}
-				out = append(out, events.Webhook{ID: getS(it, "id"), Kind: kind, Key: getS(it, attrSK), Active: getBool(it, "active"), Events: evs})
+				out = append(out, events.Webhook{ID: GetS(it, "id"), Kind: kind, Key: GetS(it, AttrSK), Active: getBool(it, "active"), Events: evs})
 			}
 		}
 	}
@@ -104,30 +104,30 @@ func (s *Store) EventWebhooks(ctx context.Context, ws string) ([]events.Webhook,
 
 // EventRoom returns a room and its creation time with one GetItem.
 // Errors: ENotFound.
-func (s *Store) EventRoom(ctx context.Context, id string) (chat.Room, time.Time, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(roomPK(id), metaSK), ConsistentRead: aws.Bool(true)})
+func (s *Table) EventRoom(ctx context.Context, id string) (chat.Room, time.Time, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: Key(RoomPK(id), MetaSK), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return chat.Room{}, time.Time{}, fail("event room "+id, err)
+		return chat.Room{}, time.Time{}, Fail("event room "+id, err)
 	}
 	if len(out.Item) == 0 {
 		return chat.Room{}, time.Time{}, chat.Errorf(chat.ENotFound, "no room %s", id)
 	}
-	var r roomRecord
+	var r RoomRecord
 	if err := attributevalue.UnmarshalMap(out.Item, &r); err != nil {
 		return chat.Room{}, time.Time{}, chat.Internal(fmt.Errorf("dynamo: room %s: %w", id, err))
 	}
-	return r.room(), r.CreatedAt, nil
+	return r.Room(), r.CreatedAt, nil
 }
 
 // GuestRoomID returns the room of a guest who reads channel, from its
 // reader item, with one GetItem. Errors: ENotFound.
-func (s *Store) GuestRoomID(ctx context.Context, channelID, guestID string) (string, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(chanPK(channelID), readerGuestSK(guestID)),
+func (s *Table) GuestRoomID(ctx context.Context, channelID, guestID string) (string, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: Key(ChanPK(channelID), ReaderGuestSK(guestID)),
 		ProjectionExpression: aws.String("room_id"), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return "", fail("guest room of "+guestID, err)
+		return "", Fail("guest room of "+guestID, err)
 	}
-	id := getS(out.Item, "room_id")
+	id := GetS(out.Item, "room_id")
 	if id == "" {
 		return "", chat.Errorf(chat.ENotFound, "no reader item of guest %s", guestID)
 	}
@@ -136,21 +136,21 @@ func (s *Store) GuestRoomID(ctx context.Context, channelID, guestID string) (str
 
 // EventTranslations returns a message's stored translations by target
 // language, with one Query (and page).
-func (s *Store) EventTranslations(ctx context.Context, messageID string) (map[string]string, error) {
+func (s *Table) EventTranslations(ctx context.Context, messageID string) (map[string]string, error) {
 	out := map[string]string{}
-	in := &dynamodb.QueryInput{TableName: &s.table, ConsistentRead: aws.Bool(true),
+	in := &dynamodb.QueryInput{TableName: &s.Name, ConsistentRead: aws.Bool(true),
 		KeyConditionExpression:    aws.String("pk = :pk AND begins_with(sk, :p)"),
 		ProjectionExpression:      aws.String("#l, content"),
 		ExpressionAttributeNames:  map[string]string{"#l": "language"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(messagePrefix + messageID), ":p": str("TR#")}}
-	p := dynamodb.NewQueryPaginator(s.db, in)
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": Str(MessagePrefix + messageID), ":p": Str("TR#")}}
+	p := dynamodb.NewQueryPaginator(s.Client, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, fail("translations of "+messageID, err)
+			return nil, Fail("translations of "+messageID, err)
 		}
 		for _, it := range page.Items {
-			out[getS(it, "language")] = getS(it, "content")
+			out[GetS(it, "language")] = GetS(it, "content")
 		}
 	}
 	return out, nil

@@ -10,23 +10,23 @@ import (
 
 // PutRoomForTest writes a room item directly, for tests that need a room
 // before the fixture writer exists in their scope.
-func (s *Store) PutRoomForTest(ctx context.Context, r chat.Room) error {
-	av, err := attributevalue.MarshalMap(roomItem{PK: roomPK(r.ID), SK: metaSK, ID: r.ID, WorkspaceID: r.WorkspaceID,
+func (s *Table) PutRoomForTest(ctx context.Context, r chat.Room) error {
+	av, err := attributevalue.MarshalMap(RoomItem{PK: RoomPK(r.ID), SK: MetaSK, ID: r.ID, WorkspaceID: r.WorkspaceID,
 		ChannelID: r.ChannelID, Name: r.Name, Status: r.Status, ExpiresAt: r.ExpiresAt, ExpiresEpoch: r.ExpiresAt.Unix()})
 	if err != nil {
 		return err
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av})
+	_, err = s.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Name, Item: av})
 	return err
 }
 
 // SeatsForTest returns the room's seats item's map (nil when absent).
-func (s *Store) SeatsForTest(ctx context.Context, roomID string) (map[string]string, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(roomPK(roomID), seatsSK)})
+func (s *Table) SeatsForTest(ctx context.Context, roomID string) (map[string]string, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: Key(RoomPK(roomID), SeatsSK)})
 	if err != nil || out.Item == nil {
 		return nil, err
 	}
-	var it seatsItem
+	var it SeatsItem
 	err = attributevalue.UnmarshalMap(out.Item, &it)
 	return it.Seats, err
 }

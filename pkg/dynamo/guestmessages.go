@@ -13,8 +13,8 @@ import (
 )
 
 var (
-	_ rooms.MessageWriter = (*Store)(nil)
-	_ rooms.MessageReader = (*Store)(nil)
+	_ rooms.MessageWriter = (*Table)(nil)
+	_ rooms.MessageReader = (*Table)(nil)
 )
 
 // ListMessages implements rooms.MessageReader with one Query of the
@@ -22,16 +22,16 @@ var (
 // languages its translations are stored in (translated_languages). Errors:
 // EValidation on "cursor" for a position that is not a message's;
 // EUnavailable when DynamoDB failed after retries.
-func (s *Store) ListMessages(ctx context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error) {
-	q := listQuery{op: "list messages " + channelID, pk: chanPK(channelID), prefix: messagePrefix}
-	return listPage(ctx, s, q, after, limit, messageItem.message)
+func (s *Table) ListMessages(ctx context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error) {
+	q := ListQuery{Op: "list messages " + channelID, PK: ChanPK(channelID), Prefix: MessagePrefix}
+	return ListPage(ctx, s, q, after, limit, MessageItem.message)
 }
 
 // Translations implements rooms.MessageReader with one BatchGetItem per
 // 100 (message, language) pairs, run concurrently. Errors: EInternal when
 // messageIDs and languages differ in length; EUnavailable when DynamoDB
 // failed after retries.
-func (s *Store) Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]string, error) {
+func (s *Table) Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]string, error) {
 	if len(messageIDs) != len(languages) {
 		return nil, chat.Internal(fmt.Errorf("dynamo: get translations: %d message ids for %d languages", len(messageIDs), len(languages)))
 	}
@@ -44,7 +44,7 @@ func (s *Store) Translations(ctx context.Context, messageIDs, languages []string
 			continue
 		}
 		seen[pair] = true
-		keys = append(keys, key(translationPK(id), translationSK(languages[i])))
+		keys = append(keys, Key(TranslationPK(id), TranslationSK(languages[i])))
 	}
 	var (
 		mu       sync.Mutex
@@ -52,12 +52,12 @@ func (s *Store) Translations(ctx context.Context, messageIDs, languages []string
 		firstErr error
 		out      = map[string]map[string]string{}
 	)
-	for start := 0; start < len(keys); start += translationBatch {
-		chunk := keys[start:min(start+translationBatch, len(keys))]
+	for start := 0; start < len(keys); start += TranslationBatch {
+		chunk := keys[start:min(start+TranslationBatch, len(keys))]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			items, err := s.batchGet(ctx, "get translations", chunk)
+			items, err := s.BatchGet(ctx, "get translations", chunk)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -67,7 +67,7 @@ func (s *Store) Translations(ctx context.Context, messageIDs, languages []string
 				return
 			}
 			for _, av := range items {
-				var it translationItem
+				var it TranslationItem
 				if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 					if firstErr == nil {
 						firstErr = chat.Internal(err)
@@ -75,8 +75,8 @@ func (s *Store) Translations(ctx context.Context, messageIDs, languages []string
 					return
 				}
 				// The keys, not the attributes, say what was asked for.
-				id := strings.TrimPrefix(it.PK, translationPK(""))
-				lang := strings.TrimPrefix(it.SK, translationSK(""))
+				id := strings.TrimPrefix(it.PK, TranslationPK(""))
+				lang := strings.TrimPrefix(it.SK, TranslationSK(""))
 				if out[id] == nil {
 					out[id] = map[string]string{}
 				}

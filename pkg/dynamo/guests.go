@@ -16,8 +16,8 @@ import (
 )
 
 var (
-	_ rooms.SessionStore = (*Store)(nil)
-	_ rooms.PostCounter  = (*Store)(nil)
+	_ rooms.SessionStore = (*Table)(nil)
+	_ rooms.PostCounter  = (*Table)(nil)
 )
 
 // postRatePK is the partition of a guest's post count in one window.
@@ -30,15 +30,15 @@ func postRatePK(guestID string, window time.Time) string {
 // posts never pass it and a refused post counts nothing. The item lives a
 // day past its window (ttl). Errors: EUnavailable when DynamoDB failed
 // after retries.
-func (s *Store) CountPost(ctx context.Context, guestID string, window time.Time, limit int) (bool, error) {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                &s.table,
-		Key:                      key(postRatePK(guestID, window), metaSK),
+func (s *Table) CountPost(ctx context.Context, guestID string, window time.Time, limit int) (bool, error) {
+	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                &s.Name,
+		Key:                      Key(postRatePK(guestID, window), MetaSK),
 		UpdateExpression:         aws.String("ADD #c :one SET #ttl = :ttl"),
 		ConditionExpression:      aws.String("attribute_not_exists(#c) OR #c < :limit"),
-		ExpressionAttributeNames: map[string]string{"#c": "count", "#ttl": attrTTL},
+		ExpressionAttributeNames: map[string]string{"#c": "count", "#ttl": AttrTTL},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":one": num(1), ":limit": num(int64(limit)), ":ttl": num(epoch(window.Add(24 * time.Hour))),
+			":one": Num(1), ":limit": Num(int64(limit)), ":ttl": Num(Epoch(window.Add(24 * time.Hour))),
 		},
 	})
 	var ccf *types.ConditionalCheckFailedException
@@ -46,7 +46,7 @@ func (s *Store) CountPost(ctx context.Context, guestID string, window time.Time,
 		return false, nil
 	}
 	if err != nil {
-		return false, fail("count post of "+guestID, err)
+		return false, Fail("count post of "+guestID, err)
 	}
 	return true, nil
 }
@@ -57,11 +57,11 @@ func (s *Store) CountPost(ctx context.Context, guestID string, window time.Time,
 // guest's seat names another session (a re-join replaced it);
 // EUnavailable when DynamoDB failed after retries; EInternal for an item
 // that does not decode.
-func (s *Store) GuestSession(ctx context.Context, tokenHash, roomID string) (chat.GuestSession, *chat.Room, error) {
-	items, err := s.batchGet(ctx, "get guest session", []map[string]types.AttributeValue{
-		key(sessionPK(tokenHash), metaSK),
-		key(roomPK(roomID), metaSK),
-		key(roomPK(roomID), seatsSK),
+func (s *Table) GuestSession(ctx context.Context, tokenHash, roomID string) (chat.GuestSession, *chat.Room, error) {
+	items, err := s.BatchGet(ctx, "get guest session", []map[string]types.AttributeValue{
+		Key(SessionPK(tokenHash), MetaSK),
+		Key(RoomPK(roomID), MetaSK),
+		Key(RoomPK(roomID), SeatsSK),
 	})
 	if err != nil {
 		return chat.GuestSession{}, nil, err
@@ -70,26 +70,26 @@ func (s *Store) GuestSession(ctx context.Context, tokenHash, roomID string) (cha
 	var room *chat.Room
 	var seats map[string]string
 	for _, it := range items {
-		switch pk := getS(it, attrPK); {
-		case pk == roomPK(roomID) && getS(it, attrSK) == seatsSK:
-			var si seatsItem
+		switch pk := GetS(it, AttrPK); {
+		case pk == RoomPK(roomID) && GetS(it, AttrSK) == SeatsSK:
+			var si SeatsItem
 			if err := attributevalue.UnmarshalMap(it, &si); err != nil {
 				return chat.GuestSession{}, nil, chat.Internal(err)
 			}
 			seats = si.Seats
-		case pk == sessionPK(tokenHash):
-			var si sessionItem
+		case pk == SessionPK(tokenHash):
+			var si SessionItem
 			if err := attributevalue.UnmarshalMap(it, &si); err != nil {
 				return chat.GuestSession{}, nil, chat.Internal(err)
 			}
 			g := si.session()
 			sess = &g
-		case pk == roomPK(roomID):
-			var ri roomItem
+		case pk == RoomPK(roomID):
+			var ri RoomItem
 			if err := attributevalue.UnmarshalMap(it, &ri); err != nil {
 				return chat.GuestSession{}, nil, chat.Internal(err)
 			}
-			r := ri.room()
+			r := ri.Room()
 			room = &r
 		}
 	}
@@ -107,9 +107,9 @@ func (s *Store) GuestSession(ctx context.Context, tokenHash, roomID string) (cha
 	return *sess, room, nil
 }
 
-func (it sessionItem) session() chat.GuestSession {
+func (it SessionItem) session() chat.GuestSession {
 	return chat.GuestSession{
-		TokenHash: strings.TrimPrefix(it.PK, sessionPK("")),
+		TokenHash: strings.TrimPrefix(it.PK, SessionPK("")),
 		ExpiresAt: it.ExpiresAt,
 		Guest: chat.Guest{
 			ID: it.GuestID, RoomID: it.RoomID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID,

@@ -20,7 +20,7 @@ import (
 // real join service on it.
 type guestStack struct {
 	st    *stacktest.Stack
-	store *dynamo.Store
+	store *dynamo.Table
 	ids   *chat.IDs
 	join  *rooms.Service
 }
@@ -33,7 +33,7 @@ func newGuestStack(t *testing.T) *guestStack {
 	return &guestStack{st: st, store: store, ids: ids, join: &rooms.Service{Store: store, IDs: ids, Now: time.Now}}
 }
 
-// room writes an active room of its own workspace and channel.
+// Room writes an active room of its own workspace and channel.
 func (g *guestStack) room(t *testing.T, expires time.Time) chat.Room {
 	t.Helper()
 	now := time.Now()

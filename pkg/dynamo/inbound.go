@@ -18,9 +18,9 @@ import (
 )
 
 var (
-	_ inbound.ConfigSource = (*Store)(nil)
-	_ inbound.QuotaCounter = (*Store)(nil)
-	_ inbound.Store        = (*Store)(nil)
+	_ inbound.ConfigSource = (*Table)(nil)
+	_ inbound.QuotaCounter = (*Table)(nil)
+	_ inbound.Store        = (*Table)(nil)
 )
 
 func idemPK(webhook, keyHash string) string { return "IDEM#" + webhook + "#" + keyHash }
@@ -87,21 +87,21 @@ func requestLogItemOf(r chat.RequestLog) requestLogItem {
 		WebhookID: r.WebhookID, ReceivedAt: r.ReceivedAt, Status: r.Status, Outcome: r.Outcome, ErrorCode: r.ErrorCode,
 		MessageID: r.MessageID, IdempotencyKey: r.IdempotencyKey, AuthScheme: r.AuthScheme, SourceIP: r.SourceIP,
 		UserAgent: r.UserAgent, BodyBytes: r.BodyBytes, DurationMS: r.DurationMS,
-		TTL: epoch(r.ReceivedAt.Add(RequestLogRetention)),
+		TTL: Epoch(r.ReceivedAt.Add(RequestLogRetention)),
 	}
 }
 
 // WebhookConfig implements inbound.ConfigSource: one GetItem for the
 // webhook and one Query for its workspace and channels.
-func (s *Store) WebhookConfig(ctx context.Context, id string) (inbound.Config, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(inboundPK(id), metaSK), ConsistentRead: aws.Bool(true)})
+func (s *Table) WebhookConfig(ctx context.Context, id string) (inbound.Config, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: Key(InboundPK(id), MetaSK), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return inbound.Config{}, fail("get inbound webhook", err)
+		return inbound.Config{}, Fail("get inbound webhook", err)
 	}
 	if out.Item == nil {
 		return inbound.Config{}, chat.Errorf(chat.EWebhookNotFound, "The webhook does not exist or is disabled.")
 	}
-	var wh inboundItem
+	var wh InboundItem
 	if err := attributevalue.UnmarshalMap(out.Item, &wh); err != nil {
 		return inbound.Config{}, chat.Internal(err)
 	}
@@ -109,51 +109,51 @@ func (s *Store) WebhookConfig(ctx context.Context, id string) (inbound.Config, e
 		Webhook: chat.InboundWebhook{ID: wh.ID, WorkspaceID: wh.WorkspaceID, ChannelID: wh.ChannelID, BotName: wh.BotName,
 			BotAvatarURL: wh.BotAvatarURL, SecretHash: wh.SecretHash, SignatureRequired: wh.SignatureRequired,
 			SigningSecret: wh.SigningSecret, Enabled: wh.Enabled && wh.DeletedAt == nil, CreatedAt: wh.CreatedAt, UpdatedAt: wh.UpdatedAt,
-			PreviousSecretHash: wh.PreviousSecretHash, PreviousSigningSecret: wh.PreviousSigningSecret, PreviousExpiresAt: wh.expires()},
+			PreviousSecretHash: wh.PreviousSecretHash, PreviousSigningSecret: wh.PreviousSigningSecret, PreviousExpiresAt: wh.Expires()},
 		Workspace: chat.Workspace{ID: wh.WorkspaceID},
 		Channels:  map[string]bool{},
 	}
 	// "#META" sorts before "CHAN#", and "CHAN$" right after every channel.
 	in := &dynamodb.QueryInput{
-		TableName:                 &s.table,
+		TableName:                 &s.Name,
 		KeyConditionExpression:    aws.String("pk = :pk AND sk < :hi"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(wsPK(wh.WorkspaceID)), ":hi": str("CHAN$")},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": Str(WsPK(wh.WorkspaceID)), ":hi": Str("CHAN$")},
 		ProjectionExpression:      aws.String("sk, id, default_language, webhook_quota_per_minute, #n"),
 		ExpressionAttributeNames:  map[string]string{"#n": "name"},
 	}
-	p := dynamodb.NewQueryPaginator(s.db, in)
+	p := dynamodb.NewQueryPaginator(s.Client, in)
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return inbound.Config{}, fail("query workspace channels", err)
+			return inbound.Config{}, Fail("query workspace channels", err)
 		}
 		for _, it := range page.Items {
-			if getS(it, attrSK) == metaSK {
-				var w workspaceItem
+			if GetS(it, AttrSK) == MetaSK {
+				var w WorkspaceItem
 				if err := attributevalue.UnmarshalMap(it, &w); err != nil {
 					return inbound.Config{}, chat.Internal(err)
 				}
 				cfg.Workspace = chat.Workspace{ID: wh.WorkspaceID, Name: w.Name, DefaultLanguage: w.DefaultLanguage, WebhookQuota: w.WebhookQuota}
 				continue
 			}
-			cfg.Channels[getS(it, "id")] = true
+			cfg.Channels[GetS(it, "id")] = true
 		}
 	}
 	return cfg, nil
 }
 
 // Hit implements inbound.QuotaCounter with one atomic UpdateItem.
-func (s *Store) Hit(ctx context.Context, ws string, window, expires time.Time) (int64, error) {
-	out, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       key(quotaPK(ws, window), metaSK),
+func (s *Table) Hit(ctx context.Context, ws string, window, expires time.Time) (int64, error) {
+	out, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.Name,
+		Key:                       Key(quotaPK(ws, window), MetaSK),
 		UpdateExpression:          aws.String("ADD #c :one SET #ttl = if_not_exists(#ttl, :ttl)"),
-		ExpressionAttributeNames:  map[string]string{"#c": "count", "#ttl": attrTTL},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":one": num(1), ":ttl": num(epoch(expires.Add(time.Hour)))},
+		ExpressionAttributeNames:  map[string]string{"#c": "count", "#ttl": AttrTTL},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": Num(1), ":ttl": Num(Epoch(expires.Add(time.Hour)))},
 		ReturnValues:              types.ReturnValueUpdatedNew,
 	})
 	if err != nil {
-		return 0, fail("count quota", err)
+		return 0, Fail("count quota", err)
 	}
 	n, ok := out.Attributes["count"].(*types.AttributeValueMemberN)
 	if !ok {
@@ -167,43 +167,43 @@ func (s *Store) Hit(ctx context.Context, ws string, window, expires time.Time) (
 // idempotent retry may resend the very same signed request).
 func sigCondition(u *inbound.SignatureUse, now time.Time) (string, map[string]types.AttributeValue) {
 	cond := "attribute_not_exists(pk) OR expires_epoch <= :now"
-	vals := map[string]types.AttributeValue{":now": num(now.Unix())}
+	vals := map[string]types.AttributeValue{":now": Num(now.Unix())}
 	if u.KeyHash != "" {
 		cond += " OR key_hash = :kh"
-		vals[":kh"] = str(u.KeyHash)
+		vals[":kh"] = Str(u.KeyHash)
 	}
 	return cond, vals
 }
 
 // sigWrite records u, or with u.CheckOnly only checks it, on condition that
 // it may be used.
-func (s *Store) sigWrite(u *inbound.SignatureUse, now time.Time) types.TransactWriteItem {
+func (s *Table) sigWrite(u *inbound.SignatureUse, now time.Time) types.TransactWriteItem {
 	cond, vals := sigCondition(u, now)
 	if u.CheckOnly {
-		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &s.table,
-			Key: key(sigPK(u.WebhookID, u.Hash), metaSK), ConditionExpression: &cond, ExpressionAttributeValues: vals}}
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &s.Name,
+			Key: Key(sigPK(u.WebhookID, u.Hash), MetaSK), ConditionExpression: &cond, ExpressionAttributeValues: vals}}
 	}
-	it := sigItem{PK: sigPK(u.WebhookID, u.Hash), SK: metaSK, KeyHash: u.KeyHash, Expires: epoch(u.ExpiresAt), TTL: epoch(u.ExpiresAt.Add(time.Hour))}
-	return put(s.table, it, cond, vals)
+	it := sigItem{PK: sigPK(u.WebhookID, u.Hash), SK: MetaSK, KeyHash: u.KeyHash, Expires: Epoch(u.ExpiresAt), TTL: Epoch(u.ExpiresAt.Add(time.Hour))}
+	return Put(s.Name, it, cond, vals)
 }
 
 // transact runs a transaction, retrying when it collided with a concurrent
 // one on the same items (which DynamoDB cancels rather than serialises).
 // A transaction cancelled for another reason returns its reasons.
-func (s *Store) transact(ctx context.Context, op string, items []types.TransactWriteItem) ([]types.CancellationReason, error) {
-	if err := checkTransactionSize(items); err != nil {
+func (s *Table) transact(ctx context.Context, op string, items []types.TransactWriteItem) ([]types.CancellationReason, error) {
+	if err := CheckTransactionSize(items); err != nil {
 		return nil, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
 	}
 	for attempt := 0; ; attempt++ {
-		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		_, err := s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 		if err == nil {
 			return nil, nil
 		}
-		reasons := cancellation(err)
+		reasons := Cancellation(err)
 		if reasons == nil {
-			return nil, fail(op, err)
+			return nil, Fail(op, err)
 		}
-		if !conflicted(reasons) {
+		if !Conflicted(reasons) {
 			return reasons, nil
 		}
 		if attempt >= 4 {
@@ -212,7 +212,7 @@ func (s *Store) transact(ctx context.Context, op string, items []types.TransactW
 		backoff := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
 		select {
 		case <-ctx.Done():
-			return nil, fail(op, ctx.Err())
+			return nil, Fail(op, ctx.Err())
 		case <-time.After(backoff):
 		}
 	}
@@ -223,7 +223,7 @@ func (s *Store) transact(ctx context.Context, op string, items []types.TransactW
 // at once, on condition that no live record holds the key; a failed
 // condition returns the record that holds it), the message and its log
 // record.
-func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
+func (s *Table) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
 	items, sigIdx, keyIdx := s.acceptItems(a, now)
 	reasons, err := s.transact(ctx, "accept inbound message", items)
 	if chat.IsCode(err, chat.EConflict) {
@@ -241,9 +241,9 @@ func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time)
 	switch {
 	case reasons == nil:
 		return inbound.Written, inbound.Record{}, nil
-	case sigIdx >= 0 && conditionFailed(reasons, sigIdx):
+	case sigIdx >= 0 && ConditionFailed(reasons, sigIdx):
 		return inbound.SignatureUsed, inbound.Record{}, nil
-	case keyIdx >= 0 && conditionFailed(reasons, keyIdx):
+	case keyIdx >= 0 && ConditionFailed(reasons, keyIdx):
 		var old idemItem
 		if err := attributevalue.UnmarshalMap(reasons[keyIdx].Item, &old); err != nil {
 			return 0, inbound.Record{}, chat.Internal(err)
@@ -259,7 +259,7 @@ func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time)
 
 // acceptItems are the writes of Accept, with the indexes of the signature
 // and the idempotency record among them (-1 when absent).
-func (s *Store) acceptItems(a inbound.Acceptance, now time.Time) (items []types.TransactWriteItem, sigIdx, keyIdx int) {
+func (s *Table) acceptItems(a inbound.Acceptance, now time.Time) (items []types.TransactWriteItem, sigIdx, keyIdx int) {
 	sigIdx, keyIdx = -1, -1
 	if a.Signature != nil {
 		sigIdx = len(items)
@@ -267,33 +267,33 @@ func (s *Store) acceptItems(a inbound.Acceptance, now time.Time) (items []types.
 	}
 	if k := a.Key; k != nil {
 		it := idemItem{
-			PK: idemPK(k.WebhookID, k.KeyHash), SK: metaSK, State: inbound.StateCompleted, Key: k.Key,
-			Fingerprint: k.Fingerprint, Expires: epoch(k.ExpiresAt), TTL: epoch(k.ExpiresAt.Add(time.Hour)),
+			PK: idemPK(k.WebhookID, k.KeyHash), SK: MetaSK, State: inbound.StateCompleted, Key: k.Key,
+			Fingerprint: k.Fingerprint, Expires: Epoch(k.ExpiresAt), TTL: Epoch(k.ExpiresAt.Add(time.Hour)),
 			Status: a.Status, Body: string(a.Body), MessageID: a.Message.ID,
 		}
 		// A record in progress is an earlier version's claim: it holds the
-		// key until its lock expires.
-		claim := put(s.table, it, "attribute_not_exists(pk) OR expires_epoch <= :now OR (#st = :inprog AND locked_until <= :now)",
-			map[string]types.AttributeValue{":inprog": str(inbound.StateInProgress), ":now": num(now.Unix())})
+		// Key until its lock expires.
+		claim := Put(s.Name, it, "attribute_not_exists(pk) OR expires_epoch <= :now OR (#st = :inprog AND locked_until <= :now)",
+			map[string]types.AttributeValue{":inprog": Str(inbound.StateInProgress), ":now": Num(now.Unix())})
 		claim.Put.ExpressionAttributeNames = map[string]string{"#st": "state"}
 		claim.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 		keyIdx = len(items)
 		items = append(items, claim)
 	}
 	items = append(items,
-		put(s.table, messageItemOf(a.Message), "attribute_not_exists(pk)", nil),
-		put(s.table, requestLogItemOf(a.Log), "attribute_not_exists(pk)", nil),
+		Put(s.Name, MessageItemOf(a.Message), "attribute_not_exists(pk)", nil),
+		Put(s.Name, requestLogItemOf(a.Log), "attribute_not_exists(pk)", nil),
 	)
 	return items, sigIdx, keyIdx
 }
 
 // Log implements inbound.Store: one PutItem, or with sig one
 // TransactWriteItems that also records (or checks) the signature.
-func (s *Store) Log(ctx context.Context, rec chat.RequestLog, sig *inbound.SignatureUse, now time.Time) (inbound.Outcome, error) {
+func (s *Table) Log(ctx context.Context, rec chat.RequestLog, sig *inbound.SignatureUse, now time.Time) (inbound.Outcome, error) {
 	if sig != nil {
 		// The record's id is this request's own: nothing else writes it.
 		reasons, err := s.transact(ctx, "put request log", []types.TransactWriteItem{
-			s.sigWrite(sig, now), put(s.table, requestLogItemOf(rec), "", nil),
+			s.sigWrite(sig, now), Put(s.Name, requestLogItemOf(rec), "", nil),
 		})
 		switch {
 		case chat.IsCode(err, chat.EConflict):
@@ -302,7 +302,7 @@ func (s *Store) Log(ctx context.Context, rec chat.RequestLog, sig *inbound.Signa
 			return 0, err
 		case reasons == nil:
 			return inbound.Written, nil
-		case conditionFailed(reasons, 0):
+		case ConditionFailed(reasons, 0):
 			return inbound.SignatureUsed, nil
 		}
 		return 0, chat.Internal(fmt.Errorf("dynamo: put request log cancelled for an unexpected reason: %s", reasonCodes(reasons)))
@@ -311,13 +311,13 @@ func (s *Store) Log(ctx context.Context, rec chat.RequestLog, sig *inbound.Signa
 	if err != nil {
 		return 0, chat.Internal(err)
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av, ConditionExpression: aws.String("attribute_not_exists(pk)")})
+	_, err = s.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Name, Item: av, ConditionExpression: aws.String("attribute_not_exists(pk)")})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return inbound.Written, nil
 	}
 	if err != nil {
-		return 0, fail("put request log", err)
+		return 0, Fail("put request log", err)
 	}
 	return inbound.Written, nil
 }
@@ -333,9 +333,9 @@ func reasonCodes(reasons []types.CancellationReason) string {
 
 // RequestLogs lists a webhook's request log newest first with one Query
 // (listPage).
-func (s *Store) RequestLogs(ctx context.Context, ws, webhook, after string, limit int) (chat.Page[chat.RequestLog], error) {
-	q := listQuery{op: "list request log", pk: reqLogPK(ws, webhook), prefix: "REQ#"}
-	return listPage(ctx, s, q, after, limit, func(it requestLogItem) chat.RequestLog {
+func (s *Table) RequestLogs(ctx context.Context, ws, webhook, after string, limit int) (chat.Page[chat.RequestLog], error) {
+	q := ListQuery{Op: "list request log", PK: reqLogPK(ws, webhook), Prefix: "REQ#"}
+	return ListPage(ctx, s, q, after, limit, func(it requestLogItem) chat.RequestLog {
 		return chat.RequestLog{ID: it.ID, WorkspaceID: it.WorkspaceID, WebhookID: it.WebhookID,
 			ReceivedAt: it.ReceivedAt, Status: it.Status, Outcome: it.Outcome, ErrorCode: it.ErrorCode, MessageID: it.MessageID,
 			IdempotencyKey: it.IdempotencyKey, AuthScheme: it.AuthScheme, SourceIP: it.SourceIP, UserAgent: it.UserAgent,
@@ -345,13 +345,13 @@ func (s *Store) RequestLogs(ctx context.Context, ws, webhook, after string, limi
 
 // InboundWebhookOf returns the inbound webhook id in workspace ws, with one
 // GetItem. Errors: ENotFound when it does not exist there.
-func (s *Store) InboundWebhookOf(ctx context.Context, ws, id string) error {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(inboundPK(id), metaSK),
+func (s *Table) InboundWebhookOf(ctx context.Context, ws, id string) error {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: Key(InboundPK(id), MetaSK),
 		ProjectionExpression: aws.String("workspace_id")})
 	if err != nil {
-		return fail("get inbound webhook", err)
+		return Fail("get inbound webhook", err)
 	}
-	if out.Item == nil || getS(out.Item, "workspace_id") != ws {
+	if out.Item == nil || GetS(out.Item, "workspace_id") != ws {
 		return chat.Errorf(chat.ENotFound, "The webhook does not exist.")
 	}
 	return nil

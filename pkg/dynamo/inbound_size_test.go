@@ -17,7 +17,7 @@ import (
 func TestAcceptItemsFitDynamoDBLimits(t *testing.T) {
 	now := time.Unix(1767225600, 0).UTC()
 	ids := chat.NewIDs()
-	s := &Store{table: "t"}
+	s := &Table{Name: "t"}
 	longest := strings.Repeat("B", 255)
 	for _, tc := range []struct {
 		name    string
@@ -44,14 +44,14 @@ func TestAcceptItemsFitDynamoDBLimits(t *testing.T) {
 				Signature: &inbound.SignatureUse{WebhookID: msg.Author.ID, Hash: strings.Repeat("s", 64), KeyHash: strings.Repeat("h", 64), ExpiresAt: now},
 			}
 			items, _, _ := s.acceptItems(a, now)
-			if err := checkTransactionSize(items); err != nil {
+			if err := CheckTransactionSize(items); err != nil {
 				t.Fatalf("worst-case acceptance refused: %v", err)
 			}
 			total := 0
 			for _, it := range items {
-				n := itemSize(it.Put.Item)
+				n := ItemSize(it.Put.Item)
 				total += n
-				if n >= maxItemBytes {
+				if n >= MaxItemBytes {
 					t.Fatalf("an item of %d bytes", n)
 				}
 			}
@@ -64,14 +64,14 @@ func TestCheckTransactionSizeAtTheLimits(t *testing.T) {
 	item := func(valueBytes int) types.TransactWriteItem {
 		// "pk" + "v": the names count too.
 		return types.TransactWriteItem{Put: &types.Put{Item: map[string]types.AttributeValue{
-			"pk": str("p"), "v": str(strings.Repeat("x", valueBytes)),
+			"pk": Str("p"), "v": Str(strings.Repeat("x", valueBytes)),
 		}}}
 	}
 	overhead := len("pk") + len("p") + len("v")
-	if err := checkTransactionSize([]types.TransactWriteItem{item(maxItemBytes - overhead)}); err != nil {
+	if err := CheckTransactionSize([]types.TransactWriteItem{item(MaxItemBytes - overhead)}); err != nil {
 		t.Fatalf("an item of exactly 400 KB: %v", err)
 	}
-	if err := checkTransactionSize([]types.TransactWriteItem{item(maxItemBytes - overhead + 1)}); err == nil {
+	if err := CheckTransactionSize([]types.TransactWriteItem{item(MaxItemBytes - overhead + 1)}); err == nil {
 		t.Fatalf("an item one byte over 400 KB passed")
 	}
 	// Eleven items of under 400 KB each make exactly 4 MB.
@@ -81,14 +81,14 @@ func TestCheckTransactionSizeAtTheLimits(t *testing.T) {
 	}
 	first := maxTransactionBytes - 10*(maxTransactionBytes/11)
 	many[0] = item(first - overhead)
-	if err := checkTransactionSize(many); err != nil {
+	if err := CheckTransactionSize(many); err != nil {
 		t.Fatalf("a transaction of exactly 4 MB: %v", err)
 	}
 	many[0] = item(first - overhead + 1)
-	if err := checkTransactionSize(many); err == nil {
+	if err := CheckTransactionSize(many); err == nil {
 		t.Fatalf("a transaction one byte over 4 MB passed")
 	}
-	if err := checkTransactionSize(make([]types.TransactWriteItem, 101)); err == nil {
+	if err := CheckTransactionSize(make([]types.TransactWriteItem, 101)); err == nil {
 		t.Fatalf("101 items passed")
 	}
 }

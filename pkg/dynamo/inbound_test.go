@@ -20,7 +20,7 @@ import (
 // inboundStack is one test's table with a store on it.
 type inboundStack struct {
 	st    *stacktest.Stack
-	store *dynamo.Store
+	store *dynamo.Table
 	ids   *chat.IDs
 	now   time.Time
 }

@@ -5,8 +5,8 @@ import "time"
 // Item shapes of docs/data-model.md that are not join's (see rooms.go).
 // Field names are the table's attribute names.
 
-// workspaceItem: pk WS#<ws>, sk #META.
-type workspaceItem struct {
+// WorkspaceItem: pk WS#<ws>, sk #META.
+type WorkspaceItem struct {
 	PK              string `dynamodbav:"pk"`
 	SK              string `dynamodbav:"sk"`
 	ID              string `dynamodbav:"id"`
@@ -17,8 +17,8 @@ type workspaceItem struct {
 	TranslationBudget int64 `dynamodbav:"translation_chars_per_day"`
 }
 
-// userItem: pk WS#<ws>, sk USER#<user>.
-type userItem struct {
+// UserItem: pk WS#<ws>, sk USER#<user>.
+type UserItem struct {
 	PK                string `dynamodbav:"pk"`
 	SK                string `dynamodbav:"sk"`
 	ID                string `dynamodbav:"id"`
@@ -29,10 +29,10 @@ type userItem struct {
 	Role              string `dynamodbav:"role,omitempty"`
 }
 
-// apiTokenItem: pk APITOKEN#<sha256(token)>, sk #META. It repeats its
+// ApiTokenItem: pk APITOKEN#<sha256(token)>, sk #META. It repeats its
 // user's name, role, language and channels, so that a workspace request is
 // authenticated and authorized with one GetItem.
-type apiTokenItem struct {
+type ApiTokenItem struct {
 	PK                string   `dynamodbav:"pk"`
 	SK                string   `dynamodbav:"sk"`
 	WorkspaceID       string   `dynamodbav:"workspace_id"`
@@ -44,8 +44,8 @@ type apiTokenItem struct {
 	Channels          []string `dynamodbav:"channels,stringset,omitempty"`
 }
 
-// channelItem: pk WS#<ws>, sk CHAN#<channel>.
-type channelItem struct {
+// ChannelItem: pk WS#<ws>, sk CHAN#<channel>.
+type ChannelItem struct {
 	PK          string   `dynamodbav:"pk"`
 	SK          string   `dynamodbav:"sk"`
 	ID          string   `dynamodbav:"id"`
@@ -57,10 +57,10 @@ type channelItem struct {
 	CreatedAt time.Time `dynamodbav:"created_at"`
 }
 
-// inboundItem: pk IWH#<webhook>, sk #META, and its listed twin pk WS#<ws>,
+// InboundItem: pk IWH#<webhook>, sk #META, and its listed twin pk WS#<ws>,
 // sk IWH#<sortTime(created)>#<webhook> (see webhooks.go). A deleted one is
 // a tombstone: deleted_at set, enabled false, no secrets, a TTL.
-type inboundItem struct {
+type InboundItem struct {
 	PK                string    `dynamodbav:"pk"`
 	SK                string    `dynamodbav:"sk"`
 	ID                string    `dynamodbav:"id"`
@@ -74,21 +74,21 @@ type inboundItem struct {
 	Enabled           bool      `dynamodbav:"enabled"`
 	CreatedAt         time.Time `dynamodbav:"created_at"`
 	UpdatedAt         time.Time `dynamodbav:"updated_at"`
-	rotated
+	Rotated
 	DeletedAt *time.Time `dynamodbav:"deleted_at,omitempty"`
 }
 
 // rotated holds the secrets a rotation replaced, valid until
 // previous_expires_at (checked in code, never by TTL).
-type rotated struct {
+type Rotated struct {
 	PreviousSecretHash    string     `dynamodbav:"previous_secret_hash,omitempty"`
 	PreviousSigningSecret string     `dynamodbav:"previous_signing_secret,omitempty"`
 	PreviousExpiresAt     *time.Time `dynamodbav:"previous_expires_at,omitempty"`
 }
 
-// outboundItem: pk WS#<ws>, sk OWH#<sortTime(created)>#<id> (listed), and
+// OutboundItem: pk WS#<ws>, sk OWH#<sortTime(created)>#<id> (listed), and
 // its twin pk OWH#<id>, sk #META (found by id).
-type outboundItem struct {
+type OutboundItem struct {
 	PK            string    `dynamodbav:"pk"`
 	SK            string    `dynamodbav:"sk"`
 	ID            string    `dynamodbav:"id"`
@@ -100,12 +100,12 @@ type outboundItem struct {
 	SigningSecret string    `dynamodbav:"signing_secret"`
 	CreatedAt     time.Time `dynamodbav:"created_at"`
 	UpdatedAt     time.Time `dynamodbav:"updated_at"`
-	rotated
+	Rotated
 }
 
-// supportItem: pk WS#<ws>, sk SWH#<sortTime(created)>#<id> (listed), and
+// SupportItem: pk WS#<ws>, sk SWH#<sortTime(created)>#<id> (listed), and
 // its twin pk SWH#<id>, sk #META (found by id).
-type supportItem struct {
+type SupportItem struct {
 	PK            string    `dynamodbav:"pk"`
 	SK            string    `dynamodbav:"sk"`
 	ID            string    `dynamodbav:"id"`
@@ -116,50 +116,50 @@ type supportItem struct {
 	SigningSecret string    `dynamodbav:"signing_secret,omitempty"`
 	CreatedAt     time.Time `dynamodbav:"created_at"`
 	UpdatedAt     time.Time `dynamodbav:"updated_at"`
-	rotated
+	Rotated
 }
 
 // Delivery log and event items (docs/data-model.md).
 const (
-	deliveryPrefix = "DLV#"
-	eventPrefix    = "EVENT#"
+	DeliveryPrefix = "DLV#"
+	EventPrefix    = "EVENT#"
 	// Webhook item attributes this file reads or writes. The webhook
 	// management code owns the items; these accessors keep the names in one
 	// place.
-	attrSigningSecret     = "signing_secret"
-	attrPrevSigningSecret = "previous_signing_secret"
-	attrFailingSince      = "failing_since"
-	attrFailedAttempts    = "failed_attempts"
-	attrDisabledReason    = "disabled_reason"
-	attrReenabledAt       = "reenabled_at"
+	AttrSigningSecret     = "signing_secret"
+	AttrPrevSigningSecret = "previous_signing_secret"
+	AttrFailingSince      = "failing_since"
+	AttrFailedAttempts    = "failed_attempts"
+	AttrDisabledReason    = "disabled_reason"
+	AttrReenabledAt       = "reenabled_at"
 )
 
-// attrTranslatedAt is set, once, by the translation function when a
-// message's every target language is stored: the stream's MODIFY that
+// AttrTranslatedAt is set, once, by the translation function when a
+// Message's every target language is stored: the stream's MODIFY that
 // carries it first is message.translated (docs/decisions.md, "Event
 // delivery").
-const attrTranslatedAt = "translated_at"
+const AttrTranslatedAt = "translated_at"
 
 // Sort-key bounds of a channel's readers and rooms: every READER#... and
 // ROOM#... key lies between them, and MSG#... keys sort before both, so the
 // readers query never reads a message.
 const (
-	readersFrom = "READER#"
-	readersTo   = "ROOM$"
+	ReadersFrom = "READER#"
+	ReadersTo   = "ROOM$"
 )
 
 // RequestLogRetention is how long request log records are kept.
 const RequestLogRetention = 30 * 24 * time.Hour
 
-func outboundPK(id string) string { return "OWH#" + id }
+func OutboundPK(id string) string { return "OWH#" + id }
 
-func supportPK(id string) string { return "SWH#" + id }
+func SupportPK(id string) string { return "SWH#" + id }
 
-func inboundSK(created time.Time, id string) string {
-	return "IWH#" + sortTime(created) + "#" + id
+func InboundSK(created time.Time, id string) string {
+	return "IWH#" + SortTime(created) + "#" + id
 }
 
-func (r rotated) expires() time.Time {
+func (r Rotated) Expires() time.Time {
 	if r.PreviousExpiresAt == nil {
 		return time.Time{}
 	}

@@ -8,15 +8,15 @@ import (
 
 // DynamoDB's limits on what one transaction writes.
 const (
-	maxItemBytes        = 400 << 10
+	MaxItemBytes        = 400 << 10
 	maxTransactionBytes = 4 << 20
 	maxTransactionItems = 100
 )
 
-// checkTransactionSize enforces DynamoDB's item and transaction size
+// CheckTransactionSize enforces DynamoDB's item and transaction size
 // limits before sending (moto does not enforce them): a breach is a bug in
 // the bounds of what we store, and must fail loudly rather than in AWS only.
-func checkTransactionSize(items []types.TransactWriteItem) error {
+func CheckTransactionSize(items []types.TransactWriteItem) error {
 	if len(items) > maxTransactionItems {
 		return fmt.Errorf("%d items in one transaction, over %d", len(items), maxTransactionItems)
 	}
@@ -25,16 +25,16 @@ func checkTransactionSize(items []types.TransactWriteItem) error {
 		var n int
 		switch {
 		case it.Put != nil:
-			n = itemSize(it.Put.Item)
+			n = ItemSize(it.Put.Item)
 		case it.Update != nil:
-			n = itemSize(it.Update.Key) + valuesSize(it.Update.ExpressionAttributeValues)
+			n = ItemSize(it.Update.Key) + valuesSize(it.Update.ExpressionAttributeValues)
 		case it.Delete != nil:
-			n = itemSize(it.Delete.Key)
+			n = ItemSize(it.Delete.Key)
 		case it.ConditionCheck != nil:
-			n = itemSize(it.ConditionCheck.Key)
+			n = ItemSize(it.ConditionCheck.Key)
 		}
-		if n > maxItemBytes {
-			return fmt.Errorf("an item of %d bytes, over %d", n, maxItemBytes)
+		if n > MaxItemBytes {
+			return fmt.Errorf("an item of %d bytes, over %d", n, MaxItemBytes)
 		}
 		total += n
 	}
@@ -52,9 +52,9 @@ func valuesSize(vals map[string]types.AttributeValue) int {
 	return n
 }
 
-// itemSize is an item's size as DynamoDB counts it: the UTF-8 length of
+// ItemSize is an item's size as DynamoDB counts it: the UTF-8 length of
 // every attribute name plus the size of its value.
-func itemSize(item map[string]types.AttributeValue) int {
+func ItemSize(item map[string]types.AttributeValue) int {
 	n := 0
 	for name, v := range item {
 		n += len(name) + attrSize(v)
@@ -93,7 +93,7 @@ func attrSize(v types.AttributeValue) int {
 		}
 		return n
 	case *types.AttributeValueMemberM:
-		return 3 + len(v.Value) + itemSize(v.Value)
+		return 3 + len(v.Value) + ItemSize(v.Value)
 	case *types.AttributeValueMemberL:
 		n := 3 + len(v.Value)
 		for _, e := range v.Value {

@@ -15,7 +15,7 @@ import (
 // 40,000 emoji (160 KB items): one Query reads 1 MB, about six of them, and
 // moto, like DynamoDB, stops there with a LastEvaluatedKey. Each page is
 // then shorter than its limit of 25 and still has a next position; every
-// message is reached once, newest first, one Query a page; and the
+// Message is reached once, newest first, one Query a page; and the
 // position after any item resumes right after it.
 func TestListMessagesFollowsTheStoresPageBoundary(t *testing.T) {
 	g := newGuestStack(t)

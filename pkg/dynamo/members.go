@@ -17,8 +17,8 @@ import (
 )
 
 var (
-	_ members.ChannelStore = (*Store)(nil)
-	_ members.PostStore    = (*Store)(nil)
+	_ members.ChannelStore = (*Table)(nil)
+	_ members.PostStore    = (*Table)(nil)
 )
 
 // memberPK is the partition of one user's channel list.
@@ -26,7 +26,7 @@ func memberPK(ws, user string) string { return "MEMBER#" + ws + "#" + user }
 
 // memberChannelSK orders a user's channels oldest first.
 func memberChannelSK(created time.Time, channel string) string {
-	return "CHAN#" + sortTime(created) + "#" + channel
+	return "CHAN#" + SortTime(created) + "#" + channel
 }
 
 // memberKeyPK is a member's Idempotency-Key record.
@@ -54,23 +54,23 @@ type memberKeyItem struct {
 	Fingerprint string      `dynamodbav:"fingerprint"`
 	Expires     int64       `dynamodbav:"expires_epoch"`
 	TTL         int64       `dynamodbav:"ttl"`
-	Message     messageItem `dynamodbav:"message"`
+	Message     MessageItem `dynamodbav:"message"`
 }
 
 // memberChannelKeys returns the sort keys of user's channel list, by
 // channel id, for apply.
-func (s *Store) memberChannelKeys(ctx context.Context, ws, user string) (map[string]string, error) {
-	items, err := s.queryAll(ctx, "load channels of user "+user, &dynamodb.QueryInput{
+func (s *Table) memberChannelKeys(ctx context.Context, ws, user string) (map[string]string, error) {
+	items, err := s.QueryAll(ctx, "load channels of user "+user, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("pk = :pk AND begins_with(sk, :p)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(memberPK(ws, user)), ":p": str("CHAN#")},
-		ProjectionExpression:      aws.String(attrSK),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": Str(memberPK(ws, user)), ":p": Str("CHAN#")},
+		ProjectionExpression:      aws.String(AttrSK),
 	})
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]string, len(items))
 	for _, it := range items {
-		sk := getS(it, attrSK)
+		sk := GetS(it, AttrSK)
 		out[sk[strings.LastIndexByte(sk, '#')+1:]] = sk
 	}
 	return out, nil
@@ -79,9 +79,9 @@ func (s *Store) memberChannelKeys(ctx context.Context, ws, user string) (map[str
 // MemberChannels implements members.ChannelStore with one Query of the
 // user's channel list, oldest first. Errors: EValidation on "cursor" for a
 // position that is not a channel's; EUnavailable.
-func (s *Store) MemberChannels(ctx context.Context, ws, user, after string, limit int) (chat.Page[members.Channel], error) {
-	q := listQuery{op: "list channels of user " + user, pk: memberPK(ws, user), prefix: "CHAN#", forward: true}
-	return listPage(ctx, s, q, after, limit, func(it memberChannelItem) members.Channel {
+func (s *Table) MemberChannels(ctx context.Context, ws, user, after string, limit int) (chat.Page[members.Channel], error) {
+	q := ListQuery{Op: "list channels of user " + user, PK: memberPK(ws, user), Prefix: "CHAN#", Forward: true}
+	return ListPage(ctx, s, q, after, limit, func(it memberChannelItem) members.Channel {
 		return members.Channel{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, CreatedAt: it.CreatedAt}
 	})
 }
@@ -93,28 +93,28 @@ func (s *Store) MemberChannels(ctx context.Context, ws, user, after string, limi
 // so a replay costs no further read. A transaction that collides with a
 // concurrent one on the key is retried a few times (the winner's record is
 // then returned), then answered EIdempotencyKeyInUse.
-func (s *Store) PostMemberMessage(ctx context.Context, m chat.Message, key *members.KeyRecord, now time.Time) (*members.KeyRecord, error) {
+func (s *Table) PostMemberMessage(ctx context.Context, m chat.Message, key *members.KeyRecord, now time.Time) (*members.KeyRecord, error) {
 	if key == nil {
 		return nil, s.PutMessage(ctx, m)
 	}
 	rec := memberKeyItem{
-		PK: memberKeyPK(key.UserID, key.KeyHash), SK: metaSK, Fingerprint: key.Fingerprint,
-		Expires: epoch(key.ExpiresAt), TTL: epoch(key.ExpiresAt.Add(time.Hour)), Message: messageItemOf(m),
+		PK: memberKeyPK(key.UserID, key.KeyHash), SK: MetaSK, Fingerprint: key.Fingerprint,
+		Expires: Epoch(key.ExpiresAt), TTL: Epoch(key.ExpiresAt.Add(time.Hour)), Message: MessageItemOf(m),
 	}
-	claim := put(s.table, rec, "attribute_not_exists(pk) OR expires_epoch <= :now", map[string]types.AttributeValue{":now": num(now.Unix())})
+	claim := Put(s.Name, rec, "attribute_not_exists(pk) OR expires_epoch <= :now", map[string]types.AttributeValue{":now": Num(now.Unix())})
 	claim.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	items := []types.TransactWriteItem{claim, put(s.table, messageItemOf(m), "attribute_not_exists(pk)", nil)}
+	items := []types.TransactWriteItem{claim, Put(s.Name, MessageItemOf(m), "attribute_not_exists(pk)", nil)}
 	op := "post member message " + m.ID
 	for attempt := 0; ; attempt++ {
-		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		_, err := s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 		if err == nil {
 			return nil, nil
 		}
-		reasons := cancellation(err)
+		reasons := Cancellation(err)
 		switch {
 		case reasons == nil:
-			return nil, fail(op, err)
-		case conditionFailed(reasons, 0):
+			return nil, Fail(op, err)
+		case ConditionFailed(reasons, 0):
 			var old memberKeyItem
 			if err := attributevalue.UnmarshalMap(reasons[0].Item, &old); err != nil {
 				return nil, chat.Internal(fmt.Errorf("dynamo: %s: held record: %w", op, err))
@@ -123,9 +123,9 @@ func (s *Store) PostMemberMessage(ctx context.Context, m chat.Message, key *memb
 				UserID: key.UserID, KeyHash: key.KeyHash, Fingerprint: old.Fingerprint,
 				ExpiresAt: time.Unix(old.Expires, 0).UTC(), Message: old.Message.message(),
 			}, nil
-		case conditionFailed(reasons, 1):
+		case ConditionFailed(reasons, 1):
 			return nil, chat.Errorf(chat.EConflict, "message %s exists", m.ID)
-		case !conflicted(reasons):
+		case !Conflicted(reasons):
 			return nil, chat.Internal(errors.New("dynamo: " + op + ": cancelled for an unexpected reason"))
 		}
 		if attempt >= 4 {
@@ -136,7 +136,7 @@ func (s *Store) PostMemberMessage(ctx context.Context, m chat.Message, key *memb
 		backoff := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
 		select {
 		case <-ctx.Done():
-			return nil, fail(op, ctx.Err())
+			return nil, Fail(op, ctx.Err())
 		case <-time.After(backoff):
 		}
 	}

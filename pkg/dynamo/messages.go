@@ -14,13 +14,13 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 )
 
-// messagePrefix starts the sort key of every message item; the outbox
+// MessagePrefix starts the sort key of every message item; the outbox
 // relay's stream filter and the guest list query both rely on it.
-const messagePrefix = "MSG#"
+const MessagePrefix = "MSG#"
 
-func messageSK(id string) string     { return messagePrefix + id }
-func translationPK(id string) string { return "MSG#" + id }
-func translationSK(lang string) string {
+func MessageSK(id string) string     { return MessagePrefix + id }
+func TranslationPK(id string) string { return "MSG#" + id }
+func TranslationSK(lang string) string {
 	return "TR#" + lang
 }
 
@@ -33,11 +33,11 @@ type authorAttr struct {
 	Language  string `dynamodbav:"language,omitempty"`
 }
 
-// attrTranslatedLanguages is the message item's string set of the target
+// AttrTranslatedLanguages is the message item's string set of the target
 // codes its translations are stored under. Only the translation function
 // writes it, with UpdateItem ADD: a MODIFY on the stream, which the outbox
 // relay ignores (it forwards INSERTs only).
-const attrTranslatedLanguages = "translated_languages"
+const AttrTranslatedLanguages = "translated_languages"
 
 // The untranslated marker: two attributes of a message item that put it in
 // the sparse index PendingTranslationIndex until the translation function
@@ -46,17 +46,17 @@ const attrTranslatedLanguages = "translated_languages"
 // write as the message, so a message can never be stored unmarked. The
 // sweep (relay.Sweep) re-queues the marked messages that are due.
 const (
-	pendingIndex        = "PendingTranslationIndex"
-	attrPendingShard    = "pending_shard"
-	attrPendingDue      = "pending_due"
-	attrPendingAttempts = "pending_attempts"
-	// pendingShards spreads the index's writes over partitions: one index
+	PendingIndex        = "PendingTranslationIndex"
+	AttrPendingShard    = "pending_shard"
+	AttrPendingDue      = "pending_due"
+	AttrPendingAttempts = "pending_attempts"
+	// PendingShards spreads the index's writes over partitions: one index
 	// partition takes about 1,000 writes a second, and a throttled index
 	// throttles the table's writes.
-	pendingShards = 16
-	// stuckShard holds the markers the sweep gave up on, out of its
+	PendingShards = 16
+	// StuckShard holds the markers the sweep gave up on, out of its
 	// queries but still in the index for an operator to find.
-	stuckShard = "PENDING#STUCK"
+	StuckShard = "PENDING#STUCK"
 )
 
 // PendingGrace is how long after it is written a message becomes due for
@@ -69,17 +69,17 @@ const PendingGrace = 15 * time.Minute
 func pendingShard(id string) string {
 	h := fnv.New32a()
 	h.Write([]byte(id))
-	return fmt.Sprintf("PENDING#%02d", h.Sum32()%pendingShards)
+	return fmt.Sprintf("PENDING#%02d", h.Sum32()%PendingShards)
 }
 
-// pendingDue is the index sort key of a message due at t: time order, then
+// PendingDue is the index sort key of a message due at t: time order, then
 // the id.
-func pendingDue(t time.Time, id string) string { return sortTime(t) + "#" + id }
+func PendingDue(t time.Time, id string) string { return SortTime(t) + "#" + id }
 
-// messageItem is a message: pk CHAN#<channel>, sk MSG#<message>. Its
+// MessageItem is a message: pk CHAN#<channel>, sk MSG#<message>. Its
 // INSERT on the table's stream is the outbox event that queues it for
 // translation.
-type messageItem struct {
+type MessageItem struct {
 	PK              string     `dynamodbav:"pk"`
 	SK              string     `dynamodbav:"sk"`
 	ID              string     `dynamodbav:"id"`
@@ -100,22 +100,22 @@ type messageItem struct {
 	PendingDue   string `dynamodbav:"pending_due,omitempty"`
 }
 
-// messageItemOf returns the item of a new message, marked untranslated
+// MessageItemOf returns the item of a new message, marked untranslated
 // unless it skips translation.
-func messageItemOf(m chat.Message) messageItem {
-	it := messageItem{
-		PK: chanPK(m.ChannelID), SK: messageSK(m.ID), ID: m.ID, WorkspaceID: m.WorkspaceID, ChannelID: m.ChannelID,
+func MessageItemOf(m chat.Message) MessageItem {
+	it := MessageItem{
+		PK: ChanPK(m.ChannelID), SK: MessageSK(m.ID), ID: m.ID, WorkspaceID: m.WorkspaceID, ChannelID: m.ChannelID,
 		Author:  authorAttr{Type: m.Author.Type, ID: m.Author.ID, Name: m.Author.Name, AvatarURL: m.Author.AvatarURL, Language: m.Author.Language},
 		Content: m.Content, SourceLanguage: m.SourceLanguage, SkipTranslation: m.SkipTranslation,
 		Status: m.Status, CreatedAt: m.CreatedAt, TranslatedLanguages: m.TranslatedLanguages,
 	}
 	if !m.SkipTranslation {
-		it.PendingShard, it.PendingDue = pendingShard(m.ID), pendingDue(m.CreatedAt.Add(PendingGrace), m.ID)
+		it.PendingShard, it.PendingDue = pendingShard(m.ID), PendingDue(m.CreatedAt.Add(PendingGrace), m.ID)
 	}
 	return it
 }
 
-func (it messageItem) message() chat.Message {
+func (it MessageItem) message() chat.Message {
 	return chat.Message{
 		ID: it.ID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID,
 		Author:  chat.Author{Type: it.Author.Type, ID: it.Author.ID, Name: it.Author.Name, AvatarURL: it.Author.AvatarURL, Language: it.Author.Language},
@@ -124,9 +124,9 @@ func (it messageItem) message() chat.Message {
 	}
 }
 
-// translationItem is one translation of a message: pk MSG#<message>,
+// TranslationItem is one translation of a message: pk MSG#<message>,
 // sk TR#<target language>.
-type translationItem struct {
+type TranslationItem struct {
 	PK             string    `dynamodbav:"pk"`
 	SK             string    `dynamodbav:"sk"`
 	MessageID      string    `dynamodbav:"message_id"`
@@ -138,20 +138,20 @@ type translationItem struct {
 	Untranslated string `dynamodbav:"untranslated,omitempty"`
 }
 
-// translationBatch is BatchGetItem's limit of keys per call.
-const translationBatch = 100
+// TranslationBatch is BatchGetItem's limit of keys per call.
+const TranslationBatch = 100
 
 // PutMessage implements rooms.MessageWriter with one PutItem. The item's
 // INSERT on the table's stream is what queues the message for translation.
 // Errors: EConflict when a message with its id exists in its channel;
 // EUnavailable when DynamoDB failed after retries.
-func (s *Store) PutMessage(ctx context.Context, m chat.Message) error {
-	av, err := attributevalue.MarshalMap(messageItemOf(m))
+func (s *Table) PutMessage(ctx context.Context, m chat.Message) error {
+	av, err := attributevalue.MarshalMap(MessageItemOf(m))
 	if err != nil {
 		return chat.Internal(err)
 	}
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:           &s.table,
+	_, err = s.Client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           &s.Name,
 		Item:                av,
 		ConditionExpression: aws.String("attribute_not_exists(pk)"),
 	})
@@ -159,5 +159,5 @@ func (s *Store) PutMessage(ctx context.Context, m chat.Message) error {
 	if errors.As(err, &ccf) {
 		return chat.Errorf(chat.EConflict, "message %s exists", m.ID)
 	}
-	return fail("put message "+m.ID, err)
+	return Fail("put message "+m.ID, err)
 }

@@ -13,45 +13,45 @@ import (
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
-var _ rooms.RoomStore = (*Store)(nil)
+var _ rooms.RoomStore = (*Table)(nil)
 
-// wsRoomPrefix starts the sort key of a room in its workspace's list.
-const wsRoomPrefix = "ROOM#"
+// WsRoomPrefix starts the sort key of a room in its workspace's list.
+const WsRoomPrefix = "ROOM#"
 
-func roomRecordOf(r rooms.ManagedRoom) roomRecord {
-	return roomRecord{roomItem: roomItem{PK: roomPK(r.ID), SK: metaSK, ID: r.ID, WorkspaceID: r.WorkspaceID, ChannelID: r.ChannelID,
+func roomRecordOf(r rooms.ManagedRoom) RoomRecord {
+	return RoomRecord{RoomItem: RoomItem{PK: RoomPK(r.ID), SK: MetaSK, ID: r.ID, WorkspaceID: r.WorkspaceID, ChannelID: r.ChannelID,
 		Name: r.Name, Status: r.Status, ExpiresAt: r.ExpiresAt, ExpiresEpoch: r.ExpiresAt.Unix()}, CreatedAt: r.CreatedAt}
 }
 
-func (r roomRecord) managed() rooms.ManagedRoom {
-	return rooms.ManagedRoom{Room: r.room(), CreatedAt: r.CreatedAt}
+func (r RoomRecord) managed() rooms.ManagedRoom {
+	return rooms.ManagedRoom{Room: r.Room(), CreatedAt: r.CreatedAt}
 }
 
 // CreateRoom implements rooms.RoomStore with one TransactWriteItems: the
-// room's own item (what joins and guest requests read), its item in its
+// Room's own item (what joins and guest requests read), its item in its
 // channel's partition (what the translation function reads to know whose
 // guests are readers) and its entry in its workspace's list, the same items
 // chatctl apply writes for a temporary_rooms entry.
-func (s *Store) CreateRoom(ctx context.Context, r rooms.ManagedRoom) error {
+func (s *Table) CreateRoom(ctx context.Context, r rooms.ManagedRoom) error {
 	rec := roomRecordOf(r)
 	items := []types.TransactWriteItem{
-		put(s.table, rec, "attribute_not_exists(pk)", nil),
-		put(s.table, channelRoomItem{PK: chanPK(r.ChannelID), SK: roomSK(r.ID), Kind: kindRoom, ID: r.ID,
+		Put(s.Name, rec, "attribute_not_exists(pk)", nil),
+		Put(s.Name, ChannelRoomItem{PK: ChanPK(r.ChannelID), SK: RoomSK(r.ID), Kind: KindRoom, ID: r.ID,
 			Status: r.Status, ExpiresEpoch: rec.ExpiresEpoch}, "", nil),
-		put(s.table, wsRoomItemOf(rec), "", nil),
+		Put(s.Name, WsRoomItemOf(rec), "", nil),
 	}
-	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	if reasons := cancellation(err); reasons != nil && conditionFailed(reasons, 0) {
+	_, err := s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if reasons := Cancellation(err); reasons != nil && ConditionFailed(reasons, 0) {
 		return chat.Errorf(chat.EConflict, "room %s exists", r.ID)
 	}
-	return fail("create room "+r.ID, err)
+	return Fail("create room "+r.ID, err)
 }
 
 // Rooms implements rooms.RoomStore with one Query of the workspace's
 // partition, newest first. Errors: EValidation on "cursor"; EUnavailable.
-func (s *Store) Rooms(ctx context.Context, ws, after string, limit int) (chat.Page[rooms.ManagedRoom], error) {
-	q := listQuery{op: "list rooms of workspace " + ws, pk: wsPK(ws), prefix: wsRoomPrefix}
-	return listPage(ctx, s, q, after, limit, func(it wsRoomItem) rooms.ManagedRoom {
+func (s *Table) Rooms(ctx context.Context, ws, after string, limit int) (chat.Page[rooms.ManagedRoom], error) {
+	q := ListQuery{Op: "list rooms of workspace " + ws, PK: WsPK(ws), Prefix: WsRoomPrefix}
+	return ListPage(ctx, s, q, after, limit, func(it WsRoomItem) rooms.ManagedRoom {
 		return rooms.ManagedRoom{Room: chat.Room{ID: it.ID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID,
 			Name: it.Name, Status: it.Status, ExpiresAt: it.ExpiresAt}, CreatedAt: it.CreatedAt}
 	})
@@ -59,15 +59,15 @@ func (s *Store) Rooms(ctx context.Context, ws, after string, limit int) (chat.Pa
 
 // ManagedRoom implements rooms.RoomStore with one strongly consistent
 // GetItem. Errors: ENotFound; EUnavailable.
-func (s *Store) ManagedRoom(ctx context.Context, roomID string) (rooms.ManagedRoom, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(roomPK(roomID), metaSK), ConsistentRead: aws.Bool(true)})
+func (s *Table) ManagedRoom(ctx context.Context, roomID string) (rooms.ManagedRoom, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: Key(RoomPK(roomID), MetaSK), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return rooms.ManagedRoom{}, fail("get room "+roomID, err)
+		return rooms.ManagedRoom{}, Fail("get room "+roomID, err)
 	}
 	if out.Item == nil {
 		return rooms.ManagedRoom{}, chat.Errorf(chat.ENotFound, "no room %s", roomID)
 	}
-	var rec roomRecord
+	var rec RoomRecord
 	if err := attributevalue.UnmarshalMap(out.Item, &rec); err != nil {
 		return rooms.ManagedRoom{}, chat.Internal(err)
 	}
@@ -81,32 +81,32 @@ func (s *Store) ManagedRoom(ctx context.Context, roomID string) (rooms.ManagedRo
 // active. A room's entry in its workspace's list is updated only when it
 // exists (rooms stored before the list existed have none, until the next
 // apply). Errors: ENotFound when the room's item is gone; EUnavailable.
-func (s *Store) CloseRoom(ctx context.Context, r rooms.ManagedRoom) error {
+func (s *Table) CloseRoom(ctx context.Context, r rooms.ManagedRoom) error {
 	set := func(k map[string]types.AttributeValue) types.TransactWriteItem {
 		return types.TransactWriteItem{Update: &types.Update{
-			TableName:                 &s.table,
+			TableName:                 &s.Name,
 			Key:                       k,
 			UpdateExpression:          aws.String("SET #st = :closed"),
 			ConditionExpression:       aws.String("attribute_exists(pk)"),
 			ExpressionAttributeNames:  map[string]string{"#st": "status"},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":closed": str(chat.RoomClosed)},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":closed": Str(chat.RoomClosed)},
 		}}
 	}
 	items := []types.TransactWriteItem{
-		set(key(roomPK(r.ID), metaSK)),
-		set(key(chanPK(r.ChannelID), roomSK(r.ID))),
-		set(key(wsPK(r.WorkspaceID), wsRoomSK(r.CreatedAt, r.ID))),
+		set(Key(RoomPK(r.ID), MetaSK)),
+		set(Key(ChanPK(r.ChannelID), RoomSK(r.ID))),
+		set(Key(WsPK(r.WorkspaceID), WsRoomSK(r.CreatedAt, r.ID))),
 	}
 	op := "close room " + r.ID
 	for attempt := 0; ; attempt++ {
-		_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-		reasons := cancellation(err)
+		_, err := s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		reasons := Cancellation(err)
 		switch {
 		case err == nil:
 			return nil
 		case reasons == nil:
-			return fail(op, err)
-		case conditionFailed(reasons, 0):
+			return Fail(op, err)
+		case ConditionFailed(reasons, 0):
 			return chat.Errorf(chat.ENotFound, "no room %s", r.ID)
 		case attempt >= 3:
 			return chat.Unavailable(errors.New("dynamo: " + op + ": transaction kept being cancelled"))
@@ -115,14 +115,14 @@ func (s *Store) CloseRoom(ctx context.Context, r rooms.ManagedRoom) error {
 		// is left missing rather than created half-empty.
 		kept := items[:1:1]
 		for i := 1; i < len(items); i++ {
-			if !conditionFailed(reasons, i) {
+			if !ConditionFailed(reasons, i) {
 				kept = append(kept, items[i])
 			}
 		}
-		if len(kept) == len(items) && conflicted(reasons) {
+		if len(kept) == len(items) && Conflicted(reasons) {
 			select {
 			case <-ctx.Done():
-				return fail(op, ctx.Err())
+				return Fail(op, ctx.Err())
 			case <-time.After(time.Duration(20<<attempt) * time.Millisecond):
 			}
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 // roomItem is a Temporary Room: pk ROOM#<id>, sk #META.
-type roomItem struct {
+type RoomItem struct {
 	PK           string    `dynamodbav:"pk"`
 	SK           string    `dynamodbav:"sk"`
 	ID           string    `dynamodbav:"id"`
@@ -22,14 +22,14 @@ type roomItem struct {
 	ExpiresEpoch int64     `dynamodbav:"expires_epoch"`
 }
 
-func (it roomItem) room() chat.Room {
+func (it RoomItem) Room() chat.Room {
 	return chat.Room{ID: it.ID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID, Name: it.Name, Status: it.Status, ExpiresAt: it.ExpiresAt}
 }
 
-// channelRoomItem lists a room in its channel's partition, so that one query
+// ChannelRoomItem lists a room in its channel's partition, so that one query
 // of the channel finds its readers and which of their rooms are active:
 // pk CHAN#<channel>, sk ROOM#<room>.
-type channelRoomItem struct {
+type ChannelRoomItem struct {
 	PK           string `dynamodbav:"pk"`
 	SK           string `dynamodbav:"sk"`
 	Kind         string `dynamodbav:"kind"`
@@ -38,9 +38,9 @@ type channelRoomItem struct {
 	ExpiresEpoch int64  `dynamodbav:"expires_epoch"`
 }
 
-// clientItem maps a room's client id to its guest: pk ROOM#<room>,
+// ClientItem maps a room's client id to its guest: pk ROOM#<room>,
 // sk CLIENT#<lower-case uuid>.
-type clientItem struct {
+type ClientItem struct {
 	PK        string    `dynamodbav:"pk"`
 	SK        string    `dynamodbav:"sk"`
 	GuestID   string    `dynamodbav:"guest_id"`
@@ -48,8 +48,8 @@ type clientItem struct {
 	CreatedAt time.Time `dynamodbav:"created_at"`
 }
 
-// guestItem is a guest: pk ROOM#<room>, sk GUEST#<guest>.
-type guestItem struct {
+// GuestItem is a guest: pk ROOM#<room>, sk GUEST#<guest>.
+type GuestItem struct {
 	PK                string    `dynamodbav:"pk"`
 	SK                string    `dynamodbav:"sk"`
 	ID                string    `dynamodbav:"id"`
@@ -65,10 +65,10 @@ type guestItem struct {
 	UpdatedAt         time.Time `dynamodbav:"updated_at"`
 }
 
-// sessionItem is a guest session, found by its token's hash:
+// SessionItem is a guest session, found by its token's hash:
 // pk GSESSION#<sha256 hex>, sk #META. It carries the guest so that a guest
 // request needs one read.
-type sessionItem struct {
+type SessionItem struct {
 	PK                string    `dynamodbav:"pk"`
 	SK                string    `dynamodbav:"sk"`
 	GuestID           string    `dynamodbav:"guest_id"`
@@ -81,9 +81,9 @@ type sessionItem struct {
 	TTL               int64     `dynamodbav:"ttl"`
 }
 
-// readerItem is one reader of a channel with its language:
+// ReaderItem is one reader of a channel with its language:
 // pk CHAN#<channel>, sk READER#USER#<id> or READER#GUEST#<id>.
-type readerItem struct {
+type ReaderItem struct {
 	PK       string `dynamodbav:"pk"`
 	SK       string `dynamodbav:"sk"`
 	Kind     string `dynamodbav:"kind"`
@@ -98,23 +98,23 @@ type readerItem struct {
 	TTL   int64  `dynamodbav:"ttl,omitempty"`
 }
 
-// seatsSK is the sort key of a room's seats item.
-const seatsSK = "SEATS"
+// SeatsSK is the sort key of a room's seats item.
+const SeatsSK = "SEATS"
 
-// seatsItem holds a room's seats, one per guest with a session, live or
+// SeatsItem holds a room's seats, one per guest with a session, live or
 // expired: pk ROOM#<room>, sk SEATS. Each value is
 // "<expiry, unix seconds>/<rooms.SeatToken of the session's token hash>".
 // At most rooms.MaxLiveSessions entries (every join's condition), so about
 // 7 KB at most.
-type seatsItem struct {
+type SeatsItem struct {
 	PK    string            `dynamodbav:"pk"`
 	SK    string            `dynamodbav:"sk"`
 	Seats map[string]string `dynamodbav:"seats"`
 	TTL   int64             `dynamodbav:"ttl"`
 }
 
-// put builds a transactional Put of item with an optional condition.
-func put(table string, item any, cond string, values map[string]types.AttributeValue) types.TransactWriteItem {
+// Put builds a transactional Put of item with an optional condition.
+func Put(table string, item any, cond string, values map[string]types.AttributeValue) types.TransactWriteItem {
 	av, err := attributevalue.MarshalMap(item)
 	if err != nil {
 		// Items are our own structs of strings, numbers and times: a
@@ -129,22 +129,22 @@ func put(table string, item any, cond string, values map[string]types.AttributeV
 	return types.TransactWriteItem{Put: p}
 }
 
-// wsRoomSK orders a workspace's rooms by creation.
-func wsRoomSK(created time.Time, id string) string {
-	return wsRoomPrefix + sortTime(created) + "#" + id
+// WsRoomSK orders a workspace's rooms by creation.
+func WsRoomSK(created time.Time, id string) string {
+	return WsRoomPrefix + SortTime(created) + "#" + id
 }
 
-// roomRecord is the room's own item (roomItem, which joins and guest
+// RoomRecord is the room's own item (roomItem, which joins and guest
 // requests read) with its creation time, which locates its entry in the
 // workspace's list.
-type roomRecord struct {
-	roomItem
+type RoomRecord struct {
+	RoomItem
 	CreatedAt time.Time `dynamodbav:"created_at"`
 }
 
-// wsRoomItem lists a room in its workspace: pk WS#<ws>,
+// WsRoomItem lists a room in its workspace: pk WS#<ws>,
 // sk ROOM#<sortTime(created)>#<room>.
-type wsRoomItem struct {
+type WsRoomItem struct {
 	PK          string    `dynamodbav:"pk"`
 	SK          string    `dynamodbav:"sk"`
 	ID          string    `dynamodbav:"id"`
@@ -156,7 +156,7 @@ type wsRoomItem struct {
 	CreatedAt   time.Time `dynamodbav:"created_at"`
 }
 
-func wsRoomItemOf(r roomRecord) wsRoomItem {
-	return wsRoomItem{PK: wsPK(r.WorkspaceID), SK: wsRoomSK(r.CreatedAt, r.ID), ID: r.ID, WorkspaceID: r.WorkspaceID,
+func WsRoomItemOf(r RoomRecord) WsRoomItem {
+	return WsRoomItem{PK: WsPK(r.WorkspaceID), SK: WsRoomSK(r.CreatedAt, r.ID), ID: r.ID, WorkspaceID: r.WorkspaceID,
 		ChannelID: r.ChannelID, Name: r.Name, Status: r.Status, ExpiresAt: r.ExpiresAt, CreatedAt: r.CreatedAt}
 }

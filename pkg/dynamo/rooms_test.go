@@ -14,7 +14,7 @@ import (
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
-func newRoom(t *testing.T, s *dynamo.Store, ids *chat.IDs, status string, expires time.Time) chat.Room {
+func newRoom(t *testing.T, s *dynamo.Table, ids *chat.IDs, status string, expires time.Time) chat.Room {
 	t.Helper()
 	now := time.Now()
 	r := chat.Room{ID: ids.New(now), WorkspaceID: ids.New(now), ChannelID: ids.New(now), Name: "Support call", Status: status, ExpiresAt: expires.UTC()}

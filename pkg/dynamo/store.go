@@ -18,66 +18,66 @@ import (
 
 // Attribute names of the table's keys and TTL.
 const (
-	attrPK  = "pk"
-	attrSK  = "sk"
-	attrTTL = "ttl"
+	AttrPK  = "pk"
+	AttrSK  = "sk"
+	AttrTTL = "ttl"
 )
 
-// metaSK is the sort key of an entity's own item in its partition.
-const metaSK = "#META"
+// MetaSK is the sort key of an entity's own item in its partition.
+const MetaSK = "#META"
 
-// Store implements the storage interfaces of the service on one table.
-type Store struct {
-	db    *dynamodb.Client
-	table string
+// Table implements the storage interfaces of the service on one table.
+type Table struct {
+	Client    *dynamodb.Client
+	Name string
 }
 
 // New returns a Store on table, using db.
-func New(db *dynamodb.Client, table string) *Store {
-	return &Store{db: db, table: table}
+func New(db *dynamodb.Client, table string) *Table {
+	return &Table{Client: db, Name: table}
 }
 
 // Table returns the table name.
-func (s *Store) Table() string { return s.table }
+func (s *Table) TableName() string { return s.Name }
 
-func key(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{attrPK: str(pk), attrSK: str(sk)}
+func Key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{AttrPK: Str(pk), AttrSK: Str(sk)}
 }
 
-func str(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
+func Str(s string) *types.AttributeValueMemberS { return &types.AttributeValueMemberS{Value: s} }
 
-func num(n int64) *types.AttributeValueMemberN {
+func Num(n int64) *types.AttributeValueMemberN {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
 // Key builders. Every identifier in them has been checked with chat.ValidID
 // (or hashed) first, so no client input can forge a '#'-separated key.
-func wsPK(ws string) string          { return "WS#" + ws }
-func userSK(id string) string        { return "USER#" + id }
-func chanSK(id string) string        { return "CHAN#" + id }
-func chanPK(id string) string        { return "CHAN#" + id }
-func roomPK(id string) string        { return "ROOM#" + id }
-func roomSK(id string) string        { return "ROOM#" + id }
-func clientSK(key string) string     { return "CLIENT#" + key }
-func guestSK(id string) string       { return "GUEST#" + id }
-func readerUserSK(id string) string  { return "READER#USER#" + id }
-func readerGuestSK(id string) string { return "READER#GUEST#" + id }
-func apiTokenPK(hash string) string  { return "APITOKEN#" + hash }
-func sessionPK(hash string) string   { return "GSESSION#" + hash }
-func inboundPK(id string) string     { return "IWH#" + id }
-func outboundSK(created time.Time, id string) string {
-	return "OWH#" + sortTime(created) + "#" + id
+func WsPK(ws string) string          { return "WS#" + ws }
+func UserSK(id string) string        { return "USER#" + id }
+func ChanSK(id string) string        { return "CHAN#" + id }
+func ChanPK(id string) string        { return "CHAN#" + id }
+func RoomPK(id string) string        { return "ROOM#" + id }
+func RoomSK(id string) string        { return "ROOM#" + id }
+func ClientSK(key string) string     { return "CLIENT#" + key }
+func GuestSK(id string) string       { return "GUEST#" + id }
+func ReaderUserSK(id string) string  { return "READER#USER#" + id }
+func ReaderGuestSK(id string) string { return "READER#GUEST#" + id }
+func ApiTokenPK(hash string) string  { return "APITOKEN#" + hash }
+func SessionPK(hash string) string   { return "GSESSION#" + hash }
+func InboundPK(id string) string     { return "IWH#" + id }
+func OutboundSK(created time.Time, id string) string {
+	return "OWH#" + SortTime(created) + "#" + id
 }
-func supportSK(created time.Time, id string) string {
-	return "SWH#" + sortTime(created) + "#" + id
+func SupportSK(created time.Time, id string) string {
+	return "SWH#" + SortTime(created) + "#" + id
 }
 
-// sortTime renders t so that string order is time order.
-func sortTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
+// SortTime renders t so that string order is time order.
+func SortTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
 
-// epoch is a TTL value: DynamoDB deletes the item some time after it. Code
+// Epoch is a TTL value: DynamoDB deletes the item some time after it. Code
 // never relies on that deletion; every expiry is also checked on read.
-func epoch(t time.Time) int64 { return t.Unix() }
+func Epoch(t time.Time) int64 { return t.Unix() }
 
 // retryable API error codes: the SDK has already retried them; surfacing
 // them as 503 lets the client retry later.
@@ -91,8 +91,8 @@ var unavailableCodes = map[string]bool{
 	"TransactionConflictException":           true,
 }
 
-// fail translates an SDK error: op names the operation for the log.
-func fail(op string, err error) error {
+// Fail translates an SDK error: op names the operation for the log.
+func Fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -116,9 +116,9 @@ func fail(op string, err error) error {
 	return chat.Unavailable(wrapped)
 }
 
-// cancellation returns the reasons of a cancelled transaction, or nil when
+// Cancellation returns the reasons of a cancelled transaction, or nil when
 // err is not one.
-func cancellation(err error) []types.CancellationReason {
+func Cancellation(err error) []types.CancellationReason {
 	var tc *types.TransactionCanceledException
 	if errors.As(err, &tc) {
 		return tc.CancellationReasons
@@ -126,15 +126,15 @@ func cancellation(err error) []types.CancellationReason {
 	return nil
 }
 
-// conditionFailed reports whether reason i of a cancelled transaction is a
+// ConditionFailed reports whether reason i of a cancelled transaction is a
 // failed condition.
-func conditionFailed(reasons []types.CancellationReason, i int) bool {
+func ConditionFailed(reasons []types.CancellationReason, i int) bool {
 	return i < len(reasons) && aws.ToString(reasons[i].Code) == "ConditionalCheckFailed"
 }
 
-// conflicted reports whether a cancelled transaction collided with another
+// Conflicted reports whether a cancelled transaction collided with another
 // transaction on one of its items: worth retrying.
-func conflicted(reasons []types.CancellationReason) bool {
+func Conflicted(reasons []types.CancellationReason) bool {
 	for _, r := range reasons {
 		if aws.ToString(r.Code) == "TransactionConflict" {
 			return true
@@ -143,10 +143,10 @@ func conflicted(reasons []types.CancellationReason) bool {
 	return false
 }
 
-// batchGet reads keys with strong consistency, retrying unprocessed keys.
-func (s *Store) batchGet(ctx context.Context, op string, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+// BatchGet reads keys with strong consistency, retrying unprocessed keys.
+func (s *Table) BatchGet(ctx context.Context, op string, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
 	var out []map[string]types.AttributeValue
-	req := map[string]types.KeysAndAttributes{s.table: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+	req := map[string]types.KeysAndAttributes{s.Name: {Keys: keys, ConsistentRead: aws.Bool(true)}}
 	for attempt := 0; len(req) > 0; attempt++ {
 		if attempt > 0 {
 			if attempt > 5 {
@@ -154,43 +154,43 @@ func (s *Store) batchGet(ctx context.Context, op string, keys []map[string]types
 			}
 			select {
 			case <-ctx.Done():
-				return nil, fail(op, ctx.Err())
+				return nil, Fail(op, ctx.Err())
 			case <-time.After(time.Duration(25<<attempt) * time.Millisecond):
 			}
 		}
-		res, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		res, err := s.Client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
 		if err != nil {
-			return nil, fail(op, err)
+			return nil, Fail(op, err)
 		}
-		out = append(out, res.Responses[s.table]...)
+		out = append(out, res.Responses[s.Name]...)
 		req = res.UnprocessedKeys
 	}
 	return out, nil
 }
 
-func getS(item map[string]types.AttributeValue, name string) string {
+func GetS(item map[string]types.AttributeValue, name string) string {
 	if v, ok := item[name].(*types.AttributeValueMemberS); ok {
 		return v.Value
 	}
 	return ""
 }
 
-// listQuery is the key range of one list: the items of partition pk whose
+// ListQuery is the key range of one list: the items of partition pk whose
 // sort key starts with prefix, in sort-key order when forward, else
 // reversed. A position in the list is an item's sort key.
-type listQuery struct {
-	op      string // names the list in errors
-	pk      string
-	prefix  string
-	forward bool
+type ListQuery struct {
+	Op      string // names the list in errors
+	PK      string
+	Prefix  string
+	Forward bool
 }
 
-// listPage is the one paging mechanism of every list: queryPage's items,
+// ListPage is the one paging mechanism of every list: queryPage's items,
 // each unmarshalled into I and converted by convert, with the position after
 // each (its sort key). Errors: those of queryPage; EInternal for an item
 // that does not unmarshal.
-func listPage[I, T any](ctx context.Context, s *Store, q listQuery, after string, limit int, convert func(I) T) (chat.Page[T], error) {
-	items, next, err := s.queryPage(ctx, q, after, limit)
+func ListPage[I, T any](ctx context.Context, s *Table, q ListQuery, after string, limit int, convert func(I) T) (chat.Page[T], error) {
+	items, next, err := s.QueryPage(ctx, q, after, limit)
 	if err != nil {
 		return chat.Page[T]{}, err
 	}
@@ -198,15 +198,15 @@ func listPage[I, T any](ctx context.Context, s *Store, q listQuery, after string
 	for _, av := range items {
 		var it I
 		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
-			return chat.Page[T]{}, chat.Internal(fmt.Errorf("dynamo: %s: %w", q.op, err))
+			return chat.Page[T]{}, chat.Internal(fmt.Errorf("dynamo: %s: %w", q.Op, err))
 		}
 		page.Items = append(page.Items, convert(it))
-		page.After = append(page.After, getS(av, attrSK))
+		page.After = append(page.After, GetS(av, AttrSK))
 	}
 	return page, nil
 }
 
-// queryPage reads up to limit items of q after the position after, with
+// QueryPage reads up to limit items of q after the position after, with
 // one Query. It asks for one item more than limit, to learn without a
 // second call whether another page exists. next is the last returned
 // item's sort key when more may follow: when that extra item came, and also
@@ -216,30 +216,30 @@ func listPage[I, T any](ctx context.Context, s *Store, q listQuery, after string
 // filter, which no list uses) is followed, so that a page that is not the
 // last is never empty. Errors: EValidation on "cursor" for a position
 // outside q's prefix; EUnavailable when DynamoDB failed after retries.
-func (s *Store) queryPage(ctx context.Context, q listQuery, after string, limit int) ([]map[string]types.AttributeValue, string, error) {
+func (s *Table) QueryPage(ctx context.Context, q ListQuery, after string, limit int) ([]map[string]types.AttributeValue, string, error) {
 	if limit < 1 {
-		return nil, "", chat.Internal(fmt.Errorf("dynamo: %s: limit %d", q.op, limit))
+		return nil, "", chat.Internal(fmt.Errorf("dynamo: %s: limit %d", q.Op, limit))
 	}
 	in := &dynamodb.QueryInput{
-		TableName:              &s.table,
+		TableName:              &s.Name,
 		KeyConditionExpression: aws.String("pk = :pk AND begins_with(sk, :prefix)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": str(q.pk), ":prefix": str(q.prefix),
+			":pk": Str(q.PK), ":prefix": Str(q.Prefix),
 		},
 		Limit:            aws.Int32(int32(limit + 1)),
-		ScanIndexForward: aws.Bool(q.forward),
+		ScanIndexForward: aws.Bool(q.Forward),
 	}
 	if after != "" {
-		if !strings.HasPrefix(after, q.prefix) {
+		if !strings.HasPrefix(after, q.Prefix) {
 			return nil, "", chat.FieldError("cursor", "The cursor is invalid.")
 		}
-		in.ExclusiveStartKey = key(q.pk, after)
+		in.ExclusiveStartKey = Key(q.PK, after)
 	}
 	var out *dynamodb.QueryOutput
 	for {
 		var err error
-		if out, err = s.db.Query(ctx, in); err != nil {
-			return nil, "", fail(q.op, err)
+		if out, err = s.Client.Query(ctx, in); err != nil {
+			return nil, "", Fail(q.Op, err)
 		}
 		if len(out.Items) > 0 || len(out.LastEvaluatedKey) == 0 {
 			break
@@ -253,22 +253,22 @@ func (s *Store) queryPage(ctx context.Context, q listQuery, after string, limit 
 	case len(out.LastEvaluatedKey) == 0:
 		return items, "", nil
 	}
-	return items, getS(items[len(items)-1], attrSK), nil
+	return items, GetS(items[len(items)-1], AttrSK), nil
 }
 
-// kindRoom marks a channelRoomItem among a channel's readers.
-const kindRoom = "room"
+// KindRoom marks a channelRoomItem among a channel's readers.
+const KindRoom = "room"
 
-// queryAll runs a strongly consistent query on the table and returns every
+// QueryAll runs a strongly consistent query on the table and returns every
 // page of it.
-func (s *Store) queryAll(ctx context.Context, op string, in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
-	in.TableName = &s.table
+func (s *Table) QueryAll(ctx context.Context, op string, in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
+	in.TableName = &s.Name
 	in.ConsistentRead = aws.Bool(true)
 	var out []map[string]types.AttributeValue
 	for {
-		res, err := s.db.Query(ctx, in)
+		res, err := s.Client.Query(ctx, in)
 		if err != nil {
-			return nil, fail(op, err)
+			return nil, Fail(op, err)
 		}
 		out = append(out, res.Items...)
 		if len(res.LastEvaluatedKey) == 0 {
@@ -278,11 +278,11 @@ func (s *Store) queryAll(ctx context.Context, op string, in *dynamodb.QueryInput
 	}
 }
 
-// batchWrite runs reqs in batches of 25, retrying unprocessed items with
+// BatchWrite runs reqs in batches of 25, retrying unprocessed items with
 // backoff.
-func (s *Store) batchWrite(ctx context.Context, op string, reqs []types.WriteRequest) error {
-	for start := 0; start < len(reqs); start += maxBatchWrite {
-		pending := reqs[start:min(start+maxBatchWrite, len(reqs))]
+func (s *Table) BatchWrite(ctx context.Context, op string, reqs []types.WriteRequest) error {
+	for start := 0; start < len(reqs); start += MaxBatchWrite {
+		pending := reqs[start:min(start+MaxBatchWrite, len(reqs))]
 		for attempt := 0; len(pending) > 0; attempt++ {
 			if attempt > 0 {
 				if attempt > 8 {
@@ -290,17 +290,17 @@ func (s *Store) batchWrite(ctx context.Context, op string, reqs []types.WriteReq
 				}
 				select {
 				case <-ctx.Done():
-					return fail(op, ctx.Err())
+					return Fail(op, ctx.Err())
 				case <-time.After(time.Duration(25<<attempt) * time.Millisecond):
 				}
 			}
-			res, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
-				RequestItems: map[string][]types.WriteRequest{s.table: pending},
+			res, err := s.Client.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
+				RequestItems: map[string][]types.WriteRequest{s.Name: pending},
 			})
 			if err != nil {
-				return fail(op, err)
+				return Fail(op, err)
 			}
-			pending = res.UnprocessedItems[s.table]
+			pending = res.UnprocessedItems[s.Name]
 		}
 	}
 	return nil

@@ -12,10 +12,10 @@ import (
 // MessageFromImage returns the message of a stream record's new image, and
 // false when the image is not a message item.
 func MessageFromImage(image map[string]types.AttributeValue) (chat.Message, bool) {
-	if !strings.HasPrefix(getS(image, attrSK), messagePrefix) || !strings.HasPrefix(getS(image, attrPK), "CHAN#") {
+	if !strings.HasPrefix(GetS(image, AttrSK), MessagePrefix) || !strings.HasPrefix(GetS(image, AttrPK), "CHAN#") {
 		return chat.Message{}, false
 	}
-	var it messageItem
+	var it MessageItem
 	if err := attributevalue.UnmarshalMap(image, &it); err != nil || !chat.ValidID(it.ID) {
 		return chat.Message{}, false
 	}

@@ -63,42 +63,42 @@ func parkedSK(seq string) string {
 // again overwrites it with the same content. Errors: EUnavailable;
 // EInternal for a record DynamoDB refuses (an image near the 400 KB item
 // limit).
-func (s *Store) ParkStreamRecords(ctx context.Context, stream string, recs []StreamRecord, now time.Time) error {
+func (s *Table) ParkStreamRecords(ctx context.Context, stream string, recs []StreamRecord, now time.Time) error {
 	reqs := make([]types.WriteRequest, 0, len(recs))
 	for _, r := range recs {
 		item := map[string]types.AttributeValue{
-			attrPK: str(parkedPK(stream)), attrSK: str(parkedSK(r.Seq)), attrParkedSeq: str(r.Seq),
-			attrParkedEvent: str(r.EventName), attrParkedAt: num(r.At.UnixNano()),
-			attrParkedImage: &types.AttributeValueMemberM{Value: r.Image}, attrTTL: num(epoch(now.Add(ParkedRetention))),
+			AttrPK: Str(parkedPK(stream)), AttrSK: Str(parkedSK(r.Seq)), attrParkedSeq: Str(r.Seq),
+			attrParkedEvent: Str(r.EventName), attrParkedAt: Num(r.At.UnixNano()),
+			attrParkedImage: &types.AttributeValueMemberM{Value: r.Image}, AttrTTL: Num(Epoch(now.Add(ParkedRetention))),
 		}
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
 	}
-	return s.batchWrite(ctx, "park stream records", reqs)
+	return s.BatchWrite(ctx, "park stream records", reqs)
 }
 
 // ParkedStreamRecords returns the records of stream parked with sequence
 // numbers from to to, inclusive, in stream order: one Query (paged).
 // Errors: EUnavailable.
-func (s *Store) ParkedStreamRecords(ctx context.Context, stream, from, to string) ([]StreamRecord, error) {
-	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
-		TableName:              &s.table,
+func (s *Table) ParkedStreamRecords(ctx context.Context, stream, from, to string) ([]StreamRecord, error) {
+	p := dynamodb.NewQueryPaginator(s.Client, &dynamodb.QueryInput{
+		TableName:              &s.Name,
 		KeyConditionExpression: aws.String("pk = :pk AND sk BETWEEN :from AND :to"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": str(parkedPK(stream)), ":from": str(parkedSK(from)), ":to": str(parkedSK(to))},
+			":pk": Str(parkedPK(stream)), ":from": Str(parkedSK(from)), ":to": Str(parkedSK(to))},
 		ConsistentRead: aws.Bool(true),
 	})
 	var out []StreamRecord
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, fail("query parked stream records", err)
+			return nil, Fail("query parked stream records", err)
 		}
 		for _, it := range page.Items {
 			image, ok := it[attrParkedImage].(*types.AttributeValueMemberM)
 			if !ok {
-				return nil, chat.Internal(fmt.Errorf("dynamo: parked stream record %s: no image", getS(it, attrSK)))
+				return nil, chat.Internal(fmt.Errorf("dynamo: parked stream record %s: no image", GetS(it, AttrSK)))
 			}
-			out = append(out, StreamRecord{Seq: getS(it, attrParkedSeq), EventName: getS(it, attrParkedEvent),
+			out = append(out, StreamRecord{Seq: GetS(it, attrParkedSeq), EventName: GetS(it, attrParkedEvent),
 				At: time.Unix(0, getN(it, attrParkedAt)).UTC(), Image: image.Value})
 		}
 	}

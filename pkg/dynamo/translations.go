@@ -15,13 +15,13 @@ import (
 	"github.com/chatbridge/chat/pkg/translation"
 )
 
-var _ translation.Store = (*Store)(nil)
+var _ translation.Store = (*Table)(nil)
 
 // Readers implements translation.Store with one Query (more only past 1 MB
 // of readers): the channel's reader items and its rooms' items, in one key
 // range, read with queryAll (apply.go). Users always read; a guest reads while the room it joined is active
 // and unexpired at now. Errors: EUnavailable, EInternal.
-func (s *Store) Readers(ctx context.Context, channelID string, now time.Time) ([]translation.Reader, error) {
+func (s *Table) Readers(ctx context.Context, channelID string, now time.Time) ([]translation.Reader, error) {
 	type row struct {
 		SK           string `dynamodbav:"sk"`
 		ID           string `dynamodbav:"id"`
@@ -31,17 +31,17 @@ func (s *Store) Readers(ctx context.Context, channelID string, now time.Time) ([
 		ExpiresEpoch int64  `dynamodbav:"expires_epoch"`
 	}
 	op := "readers of channel " + channelID
-	// queryAll reads consistently: a guest who joined a moment ago reads
+	// QueryAll reads consistently: a guest who joined a moment ago reads
 	// this message too.
-	items, err := s.queryAll(ctx, op, &dynamodb.QueryInput{
+	items, err := s.QueryAll(ctx, op, &dynamodb.QueryInput{
 		KeyConditionExpression: aws.String("#pk = :pk AND #sk BETWEEN :from AND :to"),
 		ProjectionExpression:   aws.String("#sk, #id, #lang, #room, #st, #exp"),
 		ExpressionAttributeNames: map[string]string{
-			"#pk": attrPK, "#sk": attrSK, "#id": "id", "#lang": "language",
+			"#pk": AttrPK, "#sk": AttrSK, "#id": "id", "#lang": "language",
 			"#room": "room_id", "#st": "status", "#exp": "expires_epoch",
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": str(chanPK(channelID)), ":from": str(readersFrom), ":to": str(readersTo),
+			":pk": Str(ChanPK(channelID)), ":from": Str(ReadersFrom), ":to": Str(ReadersTo),
 		},
 	})
 	if err != nil {
@@ -80,19 +80,19 @@ func (s *Store) Readers(ctx context.Context, channelID string, now time.Time) ([
 // GetItem of the message item, projecting what translating it needs: its
 // content, its translated_languages set and its untranslated marker. A
 // redelivery right after a save sees the set. Errors: ENotFound when the
-// message does not exist; EUnavailable, EInternal.
-func (s *Store) Message(ctx context.Context, channelID, messageID string) (translation.Stored, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:            &s.table,
-		Key:                  key(chanPK(channelID), messageSK(messageID)),
+// Message does not exist; EUnavailable, EInternal.
+func (s *Table) Message(ctx context.Context, channelID, messageID string) (translation.Stored, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:            &s.Name,
+		Key:                  Key(ChanPK(channelID), MessageSK(messageID)),
 		ProjectionExpression: aws.String("#c, #tl, #ps"),
 		ExpressionAttributeNames: map[string]string{
-			"#c": "content", "#tl": attrTranslatedLanguages, "#ps": attrPendingShard,
+			"#c": "content", "#tl": AttrTranslatedLanguages, "#ps": AttrPendingShard,
 		},
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return translation.Stored{}, fail("message "+messageID+" to translate", err)
+		return translation.Stored{}, Fail("message "+messageID+" to translate", err)
 	}
 	if out.Item == nil {
 		return translation.Stored{}, chat.Errorf(chat.ENotFound, "message %s does not exist", messageID)
@@ -133,7 +133,7 @@ func (s *Store) Message(ctx context.Context, channelID, messageID string) (trans
 // retries); EInternal, also when a translation in ts is not of messageID
 // or its item would pass DynamoDB's 400 KB (translation.Service never
 // gives one: it stores an oversized answer as the original text).
-func (s *Store) SaveTranslations(ctx context.Context, channelID, messageID string, ts []chat.Translation, finished bool) error {
+func (s *Table) SaveTranslations(ctx context.Context, channelID, messageID string, ts []chat.Translation, finished bool) error {
 	if len(ts) == 0 && !finished {
 		return nil
 	}
@@ -145,16 +145,16 @@ func (s *Store) SaveTranslations(ctx context.Context, channelID, messageID strin
 		if t.MessageID != messageID {
 			return chat.Internal(fmt.Errorf("dynamo: %s: a translation of message %s", op, t.MessageID))
 		}
-		av, err := attributevalue.MarshalMap(translationItem{
-			PK: translationPK(t.MessageID), SK: translationSK(t.Language), MessageID: t.MessageID,
+		av, err := attributevalue.MarshalMap(TranslationItem{
+			PK: TranslationPK(t.MessageID), SK: TranslationSK(t.Language), MessageID: t.MessageID,
 			Language: t.Language, Content: t.Content, SourceLanguage: t.SourceLanguage, CreatedAt: t.CreatedAt,
 			Untranslated: t.Untranslated,
 		})
 		if err != nil {
 			return chat.Internal(fmt.Errorf("dynamo: marshal translation: %w", err))
 		}
-		if n := itemSize(av); n > maxItemBytes {
-			return chat.Internal(fmt.Errorf("dynamo: %s: the %s item would be %d bytes, more than DynamoDB's %d", op, t.Language, n, maxItemBytes))
+		if n := ItemSize(av); n > MaxItemBytes {
+			return chat.Internal(fmt.Errorf("dynamo: %s: the %s item would be %d bytes, more than DynamoDB's %d", op, t.Language, n, MaxItemBytes))
 		}
 		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: av}}
 		if !seen[t.Language] {
@@ -163,41 +163,41 @@ func (s *Store) SaveTranslations(ctx context.Context, channelID, messageID strin
 		}
 	}
 	if len(reqs) > 0 {
-		if err := s.batchWrite(ctx, op, reqs); err != nil {
+		if err := s.BatchWrite(ctx, op, reqs); err != nil {
 			return err
 		}
 	}
 	in := &dynamodb.UpdateItemInput{
-		TableName:                 &s.table,
-		Key:                       key(chanPK(channelID), messageSK(messageID)),
+		TableName:                 &s.Name,
+		Key:                       Key(ChanPK(channelID), MessageSK(messageID)),
 		ConditionExpression:       aws.String("attribute_exists(#pk)"),
-		ExpressionAttributeNames:  map[string]string{"#pk": attrPK},
+		ExpressionAttributeNames:  map[string]string{"#pk": AttrPK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{},
 	}
 	var update string
 	if len(langs) > 0 {
 		update = "ADD #tl :langs"
-		in.ExpressionAttributeNames["#tl"] = attrTranslatedLanguages
+		in.ExpressionAttributeNames["#tl"] = AttrTranslatedLanguages
 		in.ExpressionAttributeValues[":langs"] = &types.AttributeValueMemberSS{Value: langs}
 	}
 	if finished {
 		update += " REMOVE #ps, #pd, #pa"
 		in.ExpressionAttributeNames["#ps"], in.ExpressionAttributeNames["#pd"], in.ExpressionAttributeNames["#pa"] =
-			attrPendingShard, attrPendingDue, attrPendingAttempts
+			AttrPendingShard, AttrPendingDue, AttrPendingAttempts
 		// translated_at, set once, is what the relay turns into
-		// message.translated (eventstream.go).
+		// Message.translated (eventstream.go).
 		update += " SET #ta = if_not_exists(#ta, :ta)"
-		in.ExpressionAttributeNames["#ta"] = attrTranslatedAt
-		in.ExpressionAttributeValues[":ta"] = str(time.Now().UTC().Format(time.RFC3339Nano))
+		in.ExpressionAttributeNames["#ta"] = AttrTranslatedAt
+		in.ExpressionAttributeValues[":ta"] = Str(time.Now().UTC().Format(time.RFC3339Nano))
 	}
 	in.UpdateExpression = aws.String(strings.TrimSpace(update))
 	if len(in.ExpressionAttributeValues) == 0 {
 		in.ExpressionAttributeValues = nil
 	}
-	_, err := s.db.UpdateItem(ctx, in)
+	_, err := s.Client.UpdateItem(ctx, in)
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return nil
 	}
-	return fail("record translated languages of message "+messageID, err)
+	return Fail("record translated languages of message "+messageID, err)
 }

@@ -145,7 +145,7 @@ func TestReadersPaginates(t *testing.T) {
 }
 
 // putMessage stores a message of channel as a post does and returns its id.
-func putMessage(t *testing.T, store *dynamo.Store, channel string) string {
+func putMessage(t *testing.T, store *dynamo.Table, channel string) string {
 	t.Helper()
 	ids := chat.NewIDs()
 	now := time.Now()
@@ -159,8 +159,8 @@ func putMessage(t *testing.T, store *dynamo.Store, channel string) string {
 }
 
 // listed returns the translated languages the guest list reads on the
-// message of channel, sorted.
-func listed(t *testing.T, store *dynamo.Store, channel, msg string) []string {
+// Message of channel, sorted.
+func listed(t *testing.T, store *dynamo.Table, channel, msg string) []string {
 	t.Helper()
 	page, err := store.ListMessages(context.Background(), channel, "", 100)
 	if err != nil {
@@ -333,7 +333,7 @@ func TestTranslatedLanguagesOfAGoneMessage(t *testing.T) {
 
 // translationJob seeds a channel whose readers read en, en-GB, es-ES and
 // es-MX, and a message in it, and returns the message's job.
-func translationJob(t *testing.T, st *stacktest.Stack, store *dynamo.Store) messages.Job {
+func translationJob(t *testing.T, st *stacktest.Stack, store *dynamo.Table) messages.Job {
 	t.Helper()
 	ids := chat.NewIDs()
 	now := time.Now()

@@ -23,33 +23,33 @@ import (
 // which the oldest-first lists read with one Query. Every write changes
 // both in one transaction.
 
-var _ webhooks.Store = (*Store)(nil)
+var _ webhooks.Store = (*Table)(nil)
 
 // byIDKey and listedKey are the keys of w's twins.
 func byIDKey(kind webhooks.Kind, id string) map[string]types.AttributeValue {
 	switch kind {
 	case webhooks.Inbound:
-		return key(inboundPK(id), metaSK)
+		return Key(InboundPK(id), MetaSK)
 	case webhooks.Outbound:
-		return key(outboundPK(id), metaSK)
+		return Key(OutboundPK(id), MetaSK)
 	default:
-		return key(supportPK(id), metaSK)
+		return Key(SupportPK(id), MetaSK)
 	}
 }
 
 func listedKey(w webhooks.Webhook) map[string]types.AttributeValue {
 	switch w.Kind {
 	case webhooks.Inbound:
-		return key(wsPK(w.WorkspaceID), inboundSK(w.CreatedAt, w.ID))
+		return Key(WsPK(w.WorkspaceID), InboundSK(w.CreatedAt, w.ID))
 	case webhooks.Outbound:
-		return key(wsPK(w.WorkspaceID), outboundSK(w.CreatedAt, w.ID))
+		return Key(WsPK(w.WorkspaceID), OutboundSK(w.CreatedAt, w.ID))
 	default:
-		return key(wsPK(w.WorkspaceID), supportSK(w.CreatedAt, w.ID))
+		return Key(WsPK(w.WorkspaceID), SupportSK(w.CreatedAt, w.ID))
 	}
 }
 
-func rotatedOf(w webhooks.Webhook) rotated {
-	r := rotated{PreviousSecretHash: w.PreviousSecretHash, PreviousSigningSecret: w.PreviousSigningSecret}
+func rotatedOf(w webhooks.Webhook) Rotated {
+	r := Rotated{PreviousSecretHash: w.PreviousSecretHash, PreviousSigningSecret: w.PreviousSigningSecret}
 	if !w.PreviousExpiresAt.IsZero() {
 		t := w.PreviousExpiresAt.UTC()
 		r.PreviousExpiresAt = &t
@@ -61,19 +61,19 @@ func rotatedOf(w webhooks.Webhook) rotated {
 func webhookItem(w webhooks.Webhook) any {
 	switch w.Kind {
 	case webhooks.Inbound:
-		return inboundItem{ID: w.ID, WorkspaceID: w.WorkspaceID, ChannelID: w.ChannelID, BotName: w.BotName,
+		return InboundItem{ID: w.ID, WorkspaceID: w.WorkspaceID, ChannelID: w.ChannelID, BotName: w.BotName,
 			BotAvatarURL: w.BotAvatarURL, SecretHash: w.SecretHash, SignatureRequired: w.SignatureRequired,
-			SigningSecret: w.SigningSecret, Enabled: w.Enabled, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, rotated: rotatedOf(w)}
+			SigningSecret: w.SigningSecret, Enabled: w.Enabled, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, Rotated: rotatedOf(w)}
 	case webhooks.Outbound:
 		events := w.Events
 		if events == nil {
 			events = []string{}
 		}
-		return outboundItem{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Events: events, Active: w.Active,
-			SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, rotated: rotatedOf(w)}
+		return OutboundItem{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Events: events, Active: w.Active,
+			SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, Rotated: rotatedOf(w)}
 	default:
-		return supportItem{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Active: w.Active,
-			SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, rotated: rotatedOf(w)}
+		return SupportItem{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Active: w.Active,
+			SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, Rotated: rotatedOf(w)}
 	}
 }
 
@@ -82,7 +82,7 @@ func webhookOf(kind webhooks.Kind, av map[string]types.AttributeValue) (*webhook
 	var w webhooks.Webhook
 	switch kind {
 	case webhooks.Inbound:
-		var it inboundItem
+		var it InboundItem
 		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 			return nil, chat.Internal(err)
 		}
@@ -92,23 +92,23 @@ func webhookOf(kind webhooks.Kind, av map[string]types.AttributeValue) (*webhook
 		w = webhooks.Webhook{ID: it.ID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID, BotName: it.BotName,
 			BotAvatarURL: it.BotAvatarURL, SecretHash: it.SecretHash, SignatureRequired: it.SignatureRequired,
 			SigningSecret: it.SigningSecret, Enabled: it.Enabled, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
-			PreviousSecretHash: it.PreviousSecretHash, PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.expires()}
+			PreviousSecretHash: it.PreviousSecretHash, PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.Expires()}
 	case webhooks.Outbound:
-		var it outboundItem
+		var it OutboundItem
 		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 			return nil, chat.Internal(err)
 		}
 		w = webhooks.Webhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL, Events: it.Events,
 			Active: it.Active, SigningSecret: it.SigningSecret, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
-			PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.expires()}
+			PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.Expires()}
 	default:
-		var it supportItem
+		var it SupportItem
 		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 			return nil, chat.Internal(err)
 		}
 		w = webhooks.Webhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL, Active: it.Active,
 			SigningSecret: it.SigningSecret, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
-			PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.expires()}
+			PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.Expires()}
 	}
 	w.Kind = kind
 	return &w, nil
@@ -141,7 +141,7 @@ func updateOf(table string, k map[string]types.AttributeValue, w webhooks.Webhoo
 	var attrs []string
 	for n := range av {
 		switch n {
-		case attrPK, attrSK, "id", "workspace_id", "created_at":
+		case AttrPK, AttrSK, "id", "workspace_id", "created_at":
 		default:
 			attrs = append(attrs, n)
 		}
@@ -191,48 +191,48 @@ func unchangedVals(old webhooks.Webhook) map[string]types.AttributeValue {
 	if err != nil {
 		panic("dynamo: marshal time " + err.Error())
 	}
-	return map[string]types.AttributeValue{":old": upd, ":ws": str(old.WorkspaceID)}
+	return map[string]types.AttributeValue{":old": upd, ":ws": Str(old.WorkspaceID)}
 }
 
-func (s *Store) channelCheck(ws, channel string) types.TransactWriteItem {
-	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &s.table, Key: key(wsPK(ws), chanSK(channel)),
+func (s *Table) channelCheck(ws, channel string) types.TransactWriteItem {
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &s.Name, Key: Key(WsPK(ws), ChanSK(channel)),
 		ConditionExpression: aws.String("attribute_exists(pk)")}}
 }
 
 // transactWebhook runs items; a failed condition of the item at channelAt (-1:
 // none) is a 422 on channel_id, any other failure or collision EConflict.
-func (s *Store) transactWebhook(ctx context.Context, op string, items []types.TransactWriteItem, channelAt int) error {
-	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+func (s *Table) transactWebhook(ctx context.Context, op string, items []types.TransactWriteItem, channelAt int) error {
+	_, err := s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if err == nil {
 		return nil
 	}
-	reasons := cancellation(err)
+	reasons := Cancellation(err)
 	switch {
 	case reasons == nil:
-		return fail(op, err)
-	case channelAt >= 0 && conditionFailed(reasons, channelAt):
+		return Fail(op, err)
+	case channelAt >= 0 && ConditionFailed(reasons, channelAt):
 		return chat.FieldError("channel_id", webhooks.ErrChannelMessage)
-	case conflicted(reasons) || conditionFailed(reasons, 0) || conditionFailed(reasons, 1):
+	case Conflicted(reasons) || ConditionFailed(reasons, 0) || ConditionFailed(reasons, 1):
 		return &chat.Error{Code: chat.EConflict, Message: "The webhook changed meanwhile.", Err: err}
 	}
-	return fail(op, err)
+	return Fail(op, err)
 }
 
 // Load implements webhooks.Store with one BatchGetItem: the token and the
 // webhook's by-id twin.
-func (s *Store) Load(ctx context.Context, tokenHash string, kind webhooks.Kind, id string) (*workspaces.APIToken, *webhooks.Webhook, error) {
-	keys := []map[string]types.AttributeValue{key(apiTokenPK(tokenHash), metaSK)}
+func (s *Table) Load(ctx context.Context, tokenHash string, kind webhooks.Kind, id string) (*workspaces.APIToken, *webhooks.Webhook, error) {
+	keys := []map[string]types.AttributeValue{Key(ApiTokenPK(tokenHash), MetaSK)}
 	if id != "" {
 		keys = append(keys, byIDKey(kind, id))
 	}
-	items, err := s.batchGet(ctx, "load token and webhook", keys)
+	items, err := s.BatchGet(ctx, "load token and webhook", keys)
 	if err != nil {
 		return nil, nil, err
 	}
 	var tok *workspaces.APIToken
 	var wh *webhooks.Webhook
 	for _, it := range items {
-		if getS(it, attrPK) == apiTokenPK(tokenHash) {
+		if GetS(it, AttrPK) == ApiTokenPK(tokenHash) {
 			t, err := apiTokenOf(it)
 			if err != nil {
 				return nil, nil, err
@@ -248,10 +248,10 @@ func (s *Store) Load(ctx context.Context, tokenHash string, kind webhooks.Kind, 
 }
 
 // Get implements webhooks.Store with one GetItem.
-func (s *Store) Get(ctx context.Context, kind webhooks.Kind, id string) (*webhooks.Webhook, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: byIDKey(kind, id), ConsistentRead: aws.Bool(true)})
+func (s *Table) Get(ctx context.Context, kind webhooks.Kind, id string) (*webhooks.Webhook, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: byIDKey(kind, id), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return nil, fail("get webhook", err)
+		return nil, Fail("get webhook", err)
 	}
 	if out.Item == nil {
 		return nil, nil
@@ -261,12 +261,12 @@ func (s *Store) Get(ctx context.Context, kind webhooks.Kind, id string) (*webhoo
 
 // Create implements webhooks.Store with one TransactWriteItems: both twins,
 // the inbound webhook's channel check, the audit event.
-func (s *Store) Create(ctx context.Context, w webhooks.Webhook, ev webhooks.AuditEvent) error {
+func (s *Table) Create(ctx context.Context, w webhooks.Webhook, ev webhooks.AuditEvent) error {
 	item := webhookItem(w)
 	items := []types.TransactWriteItem{
-		{Put: &types.Put{TableName: &s.table, Item: marshalItem(item, byIDKey(w.Kind, w.ID)),
+		{Put: &types.Put{TableName: &s.Name, Item: marshalItem(item, byIDKey(w.Kind, w.ID)),
 			ConditionExpression: aws.String("attribute_not_exists(pk)")}},
-		{Put: &types.Put{TableName: &s.table, Item: marshalItem(item, listedKey(w)),
+		{Put: &types.Put{TableName: &s.Name, Item: marshalItem(item, listedKey(w)),
 			ConditionExpression: aws.String("attribute_not_exists(pk)")}},
 	}
 	channelAt := -1
@@ -279,10 +279,10 @@ func (s *Store) Create(ctx context.Context, w webhooks.Webhook, ev webhooks.Audi
 }
 
 // Update implements webhooks.Store with one TransactWriteItems.
-func (s *Store) Update(ctx context.Context, old, next webhooks.Webhook, ev webhooks.AuditEvent) error {
+func (s *Table) Update(ctx context.Context, old, next webhooks.Webhook, ev webhooks.AuditEvent) error {
 	items := []types.TransactWriteItem{
-		{Update: updateOf(s.table, byIDKey(old.Kind, old.ID), next, unchanged, unchangedVals(old))},
-		{Update: updateOf(s.table, listedKey(old), next, "attribute_exists(pk)", nil)},
+		{Update: updateOf(s.Name, byIDKey(old.Kind, old.ID), next, unchanged, unchangedVals(old))},
+		{Update: updateOf(s.Name, listedKey(old), next, "attribute_exists(pk)", nil)},
 	}
 	if next.Kind != webhooks.Inbound && !old.Active && next.Active {
 		// Re-enabled: the delivery function's failure streak and the reason
@@ -290,9 +290,9 @@ func (s *Store) Update(ctx context.Context, old, next webhooks.Webhook, ev webho
 		// and only events from now on are delivered (reenabled_at).
 		u := items[1].Update
 		expr := strings.Replace(aws.ToString(u.UpdateExpression), "SET ", "SET #reen = :reen, ", 1)
-		u.UpdateExpression = aws.String(addRemove(expr, attrFailingSince, attrFailedAttempts, attrDisabledReason))
-		u.ExpressionAttributeNames["#reen"] = attrReenabledAt
-		u.ExpressionAttributeValues[":reen"] = str(next.UpdatedAt.UTC().Format(time.RFC3339Nano))
+		u.UpdateExpression = aws.String(addRemove(expr, AttrFailingSince, AttrFailedAttempts, AttrDisabledReason))
+		u.ExpressionAttributeNames["#reen"] = AttrReenabledAt
+		u.ExpressionAttributeValues[":reen"] = Str(next.UpdatedAt.UTC().Format(time.RFC3339Nano))
 	}
 	channelAt := -1
 	if next.Kind == webhooks.Inbound && next.ChannelID != old.ChannelID {
@@ -307,34 +307,34 @@ func (s *Store) Update(ctx context.Context, old, next webhooks.Webhook, ev webho
 // webhook's by-id twin becomes a tombstone (disabled, without secrets) kept
 // as long as its request log, so that the log stays readable; the other
 // twins are deleted.
-func (s *Store) Delete(ctx context.Context, old webhooks.Webhook, ev webhooks.AuditEvent, now time.Time) error {
-	byID := types.TransactWriteItem{Delete: &types.Delete{TableName: &s.table, Key: byIDKey(old.Kind, old.ID),
+func (s *Table) Delete(ctx context.Context, old webhooks.Webhook, ev webhooks.AuditEvent, now time.Time) error {
+	byID := types.TransactWriteItem{Delete: &types.Delete{TableName: &s.Name, Key: byIDKey(old.Kind, old.ID),
 		ConditionExpression: aws.String(unchanged), ExpressionAttributeNames: map[string]string{"#upd": "updated_at", "#ws": "workspace_id", "#del": "deleted_at"},
 		ExpressionAttributeValues: unchangedVals(old)}}
 	if old.Kind == webhooks.Inbound {
 		vals := unchangedVals(old)
-		vals[":now"] = str(now.UTC().Format(time.RFC3339Nano))
+		vals[":now"] = Str(now.UTC().Format(time.RFC3339Nano))
 		vals[":f"] = &types.AttributeValueMemberBOOL{Value: false}
-		vals[":ttl"] = num(epoch(now.Add(RequestLogRetention + 24*time.Hour)))
-		byID = types.TransactWriteItem{Update: &types.Update{TableName: &s.table, Key: byIDKey(old.Kind, old.ID),
+		vals[":ttl"] = Num(Epoch(now.Add(RequestLogRetention + 24*time.Hour)))
+		byID = types.TransactWriteItem{Update: &types.Update{TableName: &s.Name, Key: byIDKey(old.Kind, old.ID),
 			UpdateExpression: aws.String("SET #del = :now, #upd = :now, enabled = :f, #ttl = :ttl " +
 				"REMOVE secret_hash, signing_secret, previous_secret_hash, previous_signing_secret, previous_expires_at"),
 			ConditionExpression: aws.String(unchanged),
 			ExpressionAttributeNames: map[string]string{"#upd": "updated_at", "#ws": "workspace_id", "#del": "deleted_at",
-				"#ttl": attrTTL},
+				"#ttl": AttrTTL},
 			ExpressionAttributeValues: vals}}
 	}
 	items := []types.TransactWriteItem{byID,
-		{Delete: &types.Delete{TableName: &s.table, Key: listedKey(old)}},
+		{Delete: &types.Delete{TableName: &s.Name, Key: listedKey(old)}},
 		s.auditPut(ev)}
 	return s.transactWebhook(ctx, "delete webhook", items, -1)
 }
 
 // InboundWebhooks implements webhooks.Store with one Query of the listed
 // twins.
-func (s *Store) InboundWebhooks(ctx context.Context, ws, after string, limit int) (chat.Page[webhooks.Webhook], error) {
-	q := listQuery{op: "list inbound webhooks", pk: wsPK(ws), prefix: "IWH#", forward: true}
-	items, next, err := s.queryPage(ctx, q, after, limit)
+func (s *Table) InboundWebhooks(ctx context.Context, ws, after string, limit int) (chat.Page[webhooks.Webhook], error) {
+	q := ListQuery{Op: "list inbound webhooks", PK: WsPK(ws), Prefix: "IWH#", Forward: true}
+	items, next, err := s.QueryPage(ctx, q, after, limit)
 	if err != nil {
 		return chat.Page[webhooks.Webhook]{}, err
 	}
@@ -348,7 +348,7 @@ func (s *Store) InboundWebhooks(ctx context.Context, ws, after string, limit int
 			return chat.Page[webhooks.Webhook]{}, chat.Internal(errors.New("dynamo: listed inbound webhook is a tombstone"))
 		}
 		page.Items = append(page.Items, *w)
-		page.After = append(page.After, getS(av, attrSK))
+		page.After = append(page.After, GetS(av, AttrSK))
 	}
 	return page, nil
 }

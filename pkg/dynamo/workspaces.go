@@ -12,15 +12,15 @@ import (
 )
 
 var (
-	_ workspaces.TokenStore   = (*Store)(nil)
-	_ workspaces.WebhookStore = (*Store)(nil)
+	_ workspaces.TokenStore   = (*Table)(nil)
+	_ workspaces.WebhookStore = (*Table)(nil)
 )
 
 // APIToken implements workspaces.TokenStore with one GetItem.
-func (s *Store) APIToken(ctx context.Context, hash string) (workspaces.APIToken, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(apiTokenPK(hash), metaSK)})
+func (s *Table) APIToken(ctx context.Context, hash string) (workspaces.APIToken, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: Key(ApiTokenPK(hash), MetaSK)})
 	if err != nil {
-		return workspaces.APIToken{}, fail("get api token", err)
+		return workspaces.APIToken{}, Fail("get api token", err)
 	}
 	if out.Item == nil {
 		return workspaces.APIToken{}, chat.Errorf(chat.ENotFound, "no such token")
@@ -30,7 +30,7 @@ func (s *Store) APIToken(ctx context.Context, hash string) (workspaces.APIToken,
 
 // apiTokenOf decodes an API token item.
 func apiTokenOf(av map[string]types.AttributeValue) (workspaces.APIToken, error) {
-	var it apiTokenItem
+	var it ApiTokenItem
 	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 		return workspaces.APIToken{}, chat.Internal(err)
 	}
@@ -40,9 +40,9 @@ func apiTokenOf(av map[string]types.AttributeValue) (workspaces.APIToken, error)
 
 // OutboundWebhooks implements workspaces.WebhookStore with one Query
 // (listPage), oldest first.
-func (s *Store) OutboundWebhooks(ctx context.Context, ws, after string, limit int) (chat.Page[chat.OutboundWebhook], error) {
-	q := listQuery{op: "list outbound webhooks", pk: wsPK(ws), prefix: "OWH#", forward: true}
-	return listPage(ctx, s, q, after, limit, func(it outboundItem) chat.OutboundWebhook {
+func (s *Table) OutboundWebhooks(ctx context.Context, ws, after string, limit int) (chat.Page[chat.OutboundWebhook], error) {
+	q := ListQuery{Op: "list outbound webhooks", PK: WsPK(ws), Prefix: "OWH#", Forward: true}
+	return ListPage(ctx, s, q, after, limit, func(it OutboundItem) chat.OutboundWebhook {
 		return chat.OutboundWebhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL,
 			Events: it.Events, Active: it.Active, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
 	})
@@ -50,9 +50,9 @@ func (s *Store) OutboundWebhooks(ctx context.Context, ws, after string, limit in
 
 // SupportWebhooks implements workspaces.WebhookStore with one Query
 // (listPage), oldest first.
-func (s *Store) SupportWebhooks(ctx context.Context, ws, after string, limit int) (chat.Page[chat.SupportWebhook], error) {
-	q := listQuery{op: "list support webhooks", pk: wsPK(ws), prefix: "SWH#", forward: true}
-	return listPage(ctx, s, q, after, limit, func(it supportItem) chat.SupportWebhook {
+func (s *Table) SupportWebhooks(ctx context.Context, ws, after string, limit int) (chat.Page[chat.SupportWebhook], error) {
+	q := ListQuery{Op: "list support webhooks", PK: WsPK(ws), Prefix: "SWH#", Forward: true}
+	return ListPage(ctx, s, q, after, limit, func(it SupportItem) chat.SupportWebhook {
 		return chat.SupportWebhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL,
 			Active: it.Active, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
 	})
