@@ -12,7 +12,7 @@ import (
 
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/fixturestore"
 	"github.com/chatbridge/chat/pkg/fixture"
 )
 
@@ -51,7 +51,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	if _, err := applyFixture(ctx, dynamo.New(a.DB, a.Table), d, now); err != nil {
+	if _, err := applyFixture(ctx, fixturestore.New(a.DB, a.Table), d, now); err != nil {
 		return fixtureError(name, err)
 	}
 	out, err := json.MarshalIndent(d, "", "  ")
@@ -69,7 +69,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // applyFixture completes d (a no-op for an already completed document)
 // and applies it to store at now; it returns d. `chatctl serve --demo` can
 // apply the embedded demo with it.
-func applyFixture(ctx context.Context, store *dynamo.Store, d *fixture.Document, now time.Time) (*fixture.Document, error) {
+func applyFixture(ctx context.Context, store *fixturestore.Store, d *fixture.Document, now time.Time) (*fixture.Document, error) {
 	if err := d.Complete(chat.NewIDs(), now); err != nil {
 		return nil, err
 	}

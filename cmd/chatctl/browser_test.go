@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
 	cdplog "github.com/chromedp/cdproto/log"
@@ -277,7 +277,7 @@ func TestGuestPageInChromium(t *testing.T) {
 	for lang, text := range translated {
 		ts = append(ts, chat.Translation{MessageID: id, Language: lang, Content: text, SourceLanguage: "en", CreatedAt: time.Now()})
 	}
-	if err := dynamo.New(s.a.DB, s.a.Table).SaveTranslations(context.Background(), demoSupport, id, ts, true); err != nil {
+	if err := storetest.New(s.a.DB, s.a.Table).Translation.SaveTranslations(context.Background(), demoSupport, id, ts, true); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range guests {
@@ -311,7 +311,7 @@ func TestGuestPageInChromium(t *testing.T) {
 	// closed); a message is posted meanwhile; back online, the page
 	// reconnects by itself and shows it once.
 	offline(t, guests[0].tab, true)
-	conns, err := dynamo.New(s.a.DB, s.a.Table).Connections(context.Background(), demoSupport, time.Now())
+	conns, err := storetest.New(s.a.DB, s.a.Table).Conns.Connections(context.Background(), demoSupport, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

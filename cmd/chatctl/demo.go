@@ -14,7 +14,7 @@ import (
 	"github.com/chatbridge/chat/pkg/app/translating"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/fixturestore"
 	"github.com/chatbridge/chat/pkg/fixture"
 )
 
@@ -26,7 +26,7 @@ func applyDemo(ctx context.Context, a *app.App, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("demo fixture: %w", err)
 	}
-	if _, err := applyFixture(ctx, dynamo.New(a.DB, a.Table), d, time.Now()); err != nil {
+	if _, err := applyFixture(ctx, fixturestore.New(a.DB, a.Table), d, time.Now()); err != nil {
 		return fmt.Errorf("demo fixture: %w", err)
 	}
 	if len(d.Workspaces) == 0 {

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/app"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
+	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 	"github.com/chatbridge/chat/pkg/fixture"
 
 	chatbundle "github.com/chatbridge/chat"
@@ -31,7 +32,7 @@ func demoDeliveries(ctx context.Context, a *app.App, stdout, stderr io.Writer) e
 		return err
 	}
 	ws := d.Workspaces[0]
-	hooks, err := dynamo.New(a.DB, a.Table).EventWebhooks(ctx, ws.ID)
+	hooks, err := relaystore.New(a.DB, a.Table).EventWebhooks(ctx, ws.ID)
 	if err != nil {
 		return err
 	}
@@ -51,7 +52,7 @@ func demoDeliveries(ctx context.Context, a *app.App, stdout, stderr io.Writer) e
 			secret = demoFallbackSecret
 		}
 		url := base + h.Kind + "/" + h.ID
-		if err := dynamo.New(a.DB, a.Table).PointWebhook(ctx, ws.ID, h.Kind, h.Key, url, secret); err != nil {
+		if err := deliverystore.New(a.DB, a.Table).PointWebhook(ctx, ws.ID, h.Kind, h.Key, url, secret); err != nil {
 			return err
 		}
 		name := fmt.Sprintf("the %s webhook %q", h.Kind, names[h.ID])

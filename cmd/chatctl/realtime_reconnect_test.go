@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/coder/websocket"
 )
@@ -25,7 +25,7 @@ func (s *realtimeServer) store(t *testing.T, ids *chat.IDs, channel, content str
 	m := chat.Message{ID: ids.New(time.Now()), WorkspaceID: demoWorkspace, ChannelID: channel, Content: content,
 		SourceLanguage: "en", SkipTranslation: true, Status: "accepted", CreatedAt: time.Now().UTC(),
 		Author: chat.Author{Type: chat.AuthorBot, ID: "01JD9N1418BBS5R9EJ3SKBVPMA", Name: "CI Bot"}}
-	if err := dynamo.New(s.a.DB, s.a.Table).PutMessage(context.Background(), m); err != nil {
+	if err := storetest.New(s.a.DB, s.a.Table).PutMessage(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -258,7 +258,7 @@ func TestReconnectTruncated(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(msgs); i += 8 {
-				if err := dynamo.New(s.a.DB, s.a.Table).PutMessage(context.Background(), msgs[i]); err != nil {
+				if err := storetest.New(s.a.DB, s.a.Table).PutMessage(context.Background(), msgs[i]); err != nil {
 					t.Error(err)
 				}
 			}
@@ -376,7 +376,7 @@ func TestGuestConnectionsProbedAtTheLimit(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if n, _ := dynamo.New(s.a.DB, s.a.Table).Connections(context.Background(), demoSupport, time.Now()); len(n) < realtime.MaxPerRoom {
+	if n, _ := storetest.New(s.a.DB, s.a.Table).Conns.Connections(context.Background(), demoSupport, time.Now()); len(n) < realtime.MaxPerRoom {
 		t.Fatalf("%d connections stored, want %d", len(n), realtime.MaxPerRoom)
 	}
 	for _, c := range conns {

@@ -14,11 +14,11 @@ import (
 	"github.com/chatbridge/chat/internal/handlers"
 	"github.com/chatbridge/chat/internal/iampolicy"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/coder/websocket"
@@ -213,7 +213,7 @@ func TestRealtimeThroughServe(t *testing.T) {
 	t.Logf("budget: from the 202 to both pushes %v (the post itself took %v)", time.Since(posted)-accepted, accepted)
 
 	// The guest's translation lands: only the guest's view changes.
-	if err := dynamo.New(s.a.DB, s.a.Table).SaveTranslations(context.Background(), demoSupport, id, []chat.Translation{
+	if err := storetest.New(s.a.DB, s.a.Table).Translation.SaveTranslations(context.Background(), demoSupport, id, []chat.Translation{
 		{MessageID: id, Language: "fr", Content: "La compilation a réussi", SourceLanguage: "en", CreatedAt: time.Now()},
 	}, true); err != nil {
 		t.Fatal(err)

@@ -13,7 +13,8 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
+	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
@@ -49,9 +50,9 @@ func runReplayRelayFailures(ctx context.Context, args []string, stdout, stderr i
 	translations := sqsqueue.New(client, *queue)
 	rp := &relay.Replayer{
 		Failures: sqsqueue.New(client, *failures),
-		Parked:   dynamo.New(a.DB, a.Table),
+		Parked:   relaystore.New(a.DB, a.Table),
 		Relay:    &relay.Relay{Queue: translations, Events: delivering.Fanout(a, *deliveries)},
-		Sweep:    &relay.Sweep{Store: dynamo.New(a.DB, a.Table), Queue: translations, Now: a.Now},
+		Sweep:    &relay.Sweep{Store: translationstore.New(a.DB, a.Table), Queue: translations, Now: a.Now},
 	}
 	res, runErr := rp.Run(ctx)
 	out, err := json.MarshalIndent(res, "", "  ")

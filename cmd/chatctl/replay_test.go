@@ -15,6 +15,7 @@ import (
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
@@ -37,7 +38,7 @@ func TestReplayRelayFailuresCommand(t *testing.T) {
 	m := chat.Message{ID: ids.New(now), WorkspaceID: ids.New(now), ChannelID: ids.New(now),
 		Author: chat.Author{Type: chat.AuthorBot, Name: "CI Bot"}, Content: strings.Repeat("<", 40000),
 		SourceLanguage: "en", Status: chat.MessageQueued, CreatedAt: now}
-	store := dynamo.New(st.DB, st.Table)
+	store := storetest.New(st.DB, st.Table)
 	if err := store.PutMessage(ctx, m); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestReplayRelayFailuresCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	parked := dynamo.StreamRecord{Seq: seq, EventName: string(insert.EventName), At: aws.ToTime(insert.Dynamodb.ApproximateCreationDateTime), Image: image}
-	if err := store.ParkStreamRecords(ctx, st.Resources.StreamARN, []dynamo.StreamRecord{parked}, now); err != nil {
+	if err := store.Relay.ParkStreamRecords(ctx, st.Resources.StreamARN, []dynamo.StreamRecord{parked}, now); err != nil {
 		t.Fatal(err)
 	}
 	body, _ := json.Marshal(map[string]any{

@@ -16,7 +16,8 @@ import (
 	"github.com/chatbridge/chat/internal/apyserver"
 	"github.com/chatbridge/chat/internal/handlers"
 	"github.com/chatbridge/chat/pkg/app/delivering"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
+	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -136,7 +137,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	deliveryURL, deliveryARN := res.Queues["DeliveryQueue"], res.QueueARNs["DeliveryQueue"]
 	os.Setenv(awsenv.EnvDeliveryQueueURL, deliveryURL)
 	relayFn := a.For("OutboxRelayFunction")
-	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(relayFn.AWS), queueURL), Events: delivering.Fanout(relayFn, deliveryURL), Parking: dynamo.New(relayFn.DB, relayFn.Table)}
+	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(relayFn.AWS), queueURL), Events: delivering.Fanout(relayFn, deliveryURL), Parking: relaystore.New(relayFn.DB, relayFn.Table)}
 	relayMapping, err := localrun.NewStreamMapping(tmpl, "OutboxRelayFunction", dynamodbstreams.NewFromConfig(relayFn.AWS), sqs.NewFromConfig(relayFn.AWS), res, outbox.HandleStream)
 	if err != nil {
 		return err
@@ -145,7 +146,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// ... and what TranslationSweepFunction's schedule does: queue again the
 	// messages whose translation never finished.
 	sweepFn := a.For("TranslationSweepFunction")
-	go localrun.SweepEvery(workers, &relay.Sweep{Store: dynamo.New(sweepFn.DB, sweepFn.Table), Queue: sqsqueue.New(sqs.NewFromConfig(sweepFn.AWS), queueURL), Now: a.Now}, time.Minute)
+	go localrun.SweepEvery(workers, &relay.Sweep{Store: translationstore.New(sweepFn.DB, sweepFn.Table), Queue: sqsqueue.New(sqs.NewFromConfig(sweepFn.AWS), queueURL), Now: a.Now}, time.Minute)
 	stopTranslator, err := localTranslator(ctx, stderr)
 	if err != nil {
 		return err

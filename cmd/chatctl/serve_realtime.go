@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/chatbridge/chat/pkg/app/realtiming"
+	"github.com/chatbridge/chat/pkg/dynamo/connstore"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
@@ -102,7 +104,7 @@ func tellPushed(h localrun.StreamHandler, pushed func(realtime.Change)) localrun
 			if failed[rec.Change.SequenceNumber] {
 				break
 			}
-			if c, ok := dynamo.RealtimeChange(rec.EventName, dynamo.FromLambdaImage(rec.Change.OldImage), dynamo.FromLambdaImage(rec.Change.NewImage)); ok {
+			if c, ok := connstore.RealtimeChange(rec.EventName, dynamo.FromLambdaImage(rec.Change.OldImage), dynamo.FromLambdaImage(rec.Change.NewImage)); ok {
 				pushed(c)
 			}
 		}

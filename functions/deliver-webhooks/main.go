@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+
 	"github.com/chatbridge/chat/pkg/app/delivering"
 
 	"github.com/chatbridge/chat/pkg/app"

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/chatbridge/chat/pkg/app/delivering"
 	"io"
 	"net"
 	"net/http"
@@ -12,14 +11,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/pkg/app/delivering"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	evs "github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/signature"
 )
@@ -82,7 +83,7 @@ func TestSampleEvent(t *testing.T) {
 	if hdrs.Get("X-Service-Delivery") != d.ID || hdrs.Get("X-Service-Event") != "message.created" || hdrs.Get("X-Service-Attempt") != "1" {
 		t.Fatalf("headers %v", hdrs)
 	}
-	rec, err := dynamo.New(st.DB, st.Table).Delivery(context.Background(), d.WorkspaceID, d.WebhookID, d.ID)
+	rec, err := storetest.New(st.DB, st.Table).Deliveries.Delivery(context.Background(), d.WorkspaceID, d.WebhookID, d.ID)
 	if err != nil || rec.Status != "succeeded" || rec.Attempts != 1 || rec.ResponseStatus != http.StatusNoContent {
 		t.Fatalf("delivery record %+v %v, want succeeded after 1 attempt with 204", rec, err)
 	}

@@ -13,12 +13,12 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/internal/handlers"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/realtime"
@@ -107,7 +107,7 @@ func TestAccessEndsBeforeTheNextPush(t *testing.T) {
 	subscribe := func(c realtime.Connection) {
 		t.Helper()
 		c.ChannelID, c.WorkspaceID, c.Language, c.ExpiresAt = demoSupport, demoWorkspace, "en", time.Now().Add(time.Hour)
-		if err := dynamo.New(a.DB, a.Table).PutConnection(ctx, c); err != nil {
+		if err := storetest.New(a.DB, a.Table).Conns.PutConnection(ctx, c); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -115,7 +115,7 @@ func TestAccessEndsBeforeTheNextPush(t *testing.T) {
 	reapply := func(change func(w *fixture.Workspace)) {
 		t.Helper()
 		change(&d.Workspaces[0])
-		if err := dynamo.New(a.DB, a.Table).Apply(ctx, d, time.Now()); err != nil {
+		if err := storetest.New(a.DB, a.Table).Fixture.Apply(ctx, d, time.Now()); err != nil {
 			t.Fatalf("apply: %v", err)
 		}
 	}
@@ -137,7 +137,7 @@ func TestAccessEndsBeforeTheNextPush(t *testing.T) {
 		if len(got) != 1 || !strings.Contains(got[0], code) || !rec.closed[conn] {
 			t.Fatalf("%s: got %q (closed %v), want only %s, then closed", conn, got, rec.closed[conn], code)
 		}
-		conns, _ := dynamo.New(a.DB, a.Table).Connections(ctx, demoSupport, time.Now())
+		conns, _ := storetest.New(a.DB, a.Table).Conns.Connections(ctx, demoSupport, time.Now())
 		for _, c := range conns {
 			if c.ID == conn {
 				t.Fatalf("%s: its item stayed", conn)

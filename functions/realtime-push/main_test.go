@@ -15,11 +15,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/realtime"
 )
 
@@ -31,7 +31,7 @@ func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
 func TestSampleEvent(t *testing.T) {
 	st, d := wiringtest.Demo(t)
 	// Seeded as an administrator: the function itself may not write these.
-	seed := dynamo.New(st.DB, st.Table)
+	seed := storetest.New(st.DB, st.Table)
 	var mu sync.Mutex
 	var posts []string
 	mgmt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -56,11 +56,11 @@ func TestSampleEvent(t *testing.T) {
 	const channel, message = "01JD9N0Z50BAKDWE0FBRMSFD5P", "01JDA0000000000000000000MS"
 	user, token := wiringtest.ChannelMember(t, d, channel)
 	for _, id := range []string{"reader", "gone"} {
-		if err := seed.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user, Token: token, Language: "es-ES", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		if err := seed.Conns.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user, Token: token, Language: "es-ES", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := seed.SaveTranslations(ctx, channel, message, []chat.Translation{{MessageID: message, Language: "es", Content: "La compilación pasó", SourceLanguage: "en", CreatedAt: time.Now()}}, false); err != nil {
+	if err := seed.Translation.SaveTranslations(ctx, channel, message, []chat.Translation{{MessageID: message, Language: "es", Content: "La compilación pasó", SourceLanguage: "en", CreatedAt: time.Now()}}, false); err != nil {
 		t.Fatal(err)
 	}
 	ev := wiringtest.Event[events.DynamoDBEvent](t, "realtime-push.json")
@@ -72,7 +72,7 @@ func TestSampleEvent(t *testing.T) {
 		!strings.Contains(posts[1], `"type":"message.updated"`) || !strings.Contains(posts[1], `"content":"La compilación pasó"`) {
 		t.Fatalf("posts %q, want the original then the Spanish update", posts)
 	}
-	conns, _ := dynamo.New(a.DB, a.Table).Connections(ctx, channel, time.Now())
+	conns, _ := storetest.New(a.DB, a.Table).Conns.Connections(ctx, channel, time.Now())
 	if len(conns) != 1 || conns[0].ID != "reader" {
 		t.Fatalf("connections %+v, want the gone one dropped", conns)
 	}
@@ -101,7 +101,7 @@ func TestFanOutCallBudget(t *testing.T) {
 	user, token := wiringtest.ChannelMember(t, d, channel)
 	for i := range 100 {
 		id := "conn" + strings.Repeat("x", i%3) + string(rune('A'+i%26)) + string(rune('a'+i/26))
-		if err := dynamo.New(a.DB, a.Table).PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user, Token: token, Language: langs[i%5], ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
+		if err := storetest.New(a.DB, a.Table).Conns.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user, Token: token, Language: langs[i%5], ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -109,7 +109,7 @@ func TestFanOutCallBudget(t *testing.T) {
 	for _, l := range []string{"es", "fr", "de", "ja"} {
 		ts = append(ts, chat.Translation{MessageID: message, Language: l, Content: "(" + l + ")", SourceLanguage: "en", CreatedAt: time.Now()})
 	}
-	if err := dynamo.New(a.DB, a.Table).SaveTranslations(ctx, channel, message, ts, false); err != nil {
+	if err := storetest.New(a.DB, a.Table).Translation.SaveTranslations(ctx, channel, message, ts, false); err != nil {
 		t.Fatal(err)
 	}
 	ev := wiringtest.Event[events.DynamoDBEvent](t, "realtime-push.json")

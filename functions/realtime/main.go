@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+
 	"github.com/chatbridge/chat/pkg/app/realtiming"
 
 	"github.com/chatbridge/chat/pkg/app"

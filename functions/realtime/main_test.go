@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/app/realtiming"
-	"github.com/chatbridge/chat/pkg/dynamo"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 )
@@ -53,7 +53,7 @@ func TestSampleEvent(t *testing.T) {
 	if !strings.Contains(got, `"type":"subscribed"`) || !strings.Contains(got, room.RoomID) {
 		t.Fatalf("posts %v, want subscribed to the sample's connection", posts)
 	}
-	conns, err := dynamo.New(a.DB, a.Table).Connections(context.Background(), room.ChannelID, time.Now())
+	conns, err := storetest.New(a.DB, a.Table).Conns.Connections(context.Background(), room.ChannelID, time.Now())
 	if err != nil || len(conns) != 1 || conns[0].ID != "K7fGadlvoAMCJWA=" || conns[0].Language != "es-ES" {
 		t.Fatalf("stored connections %+v %v", conns, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chatbridge/chat/internal/apyserver"
+	"github.com/chatbridge/chat/internal/storetest"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -17,7 +18,6 @@ import (
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app/translating"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/messages"
 )
 
@@ -105,7 +105,7 @@ func TestSampleEventWithApertium(t *testing.T) {
 	// A job comes from a stored message, which holds its content (the job
 	// carries ids) and records its translations.
 	job.Content = "Build #1042 passed on main."
-	if err := dynamo.New(st.DB, st.Table).PutMessage(context.Background(), chat.Message{ID: job.MessageID,
+	if err := storetest.New(st.DB, st.Table).PutMessage(context.Background(), chat.Message{ID: job.MessageID,
 		WorkspaceID: job.WorkspaceID, ChannelID: job.ChannelID, Author: chat.Author{Type: job.AuthorType, Name: "CI Bot"},
 		Content: job.Content, SourceLanguage: job.SourceLanguage, Status: chat.MessageQueued, CreatedAt: job.CreatedAt}); err != nil {
 		t.Fatalf("store the sample's message: %v", err)

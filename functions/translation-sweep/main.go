@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
@@ -29,7 +29,7 @@ func handler(ctx context.Context) (func(context.Context, events.CloudWatchEvent)
 	if err != nil {
 		return nil, err
 	}
-	s := &relay.Sweep{Store: dynamo.New(a.DB, a.Table), Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), env[awsenv.EnvQueueURL]),
+	s := &relay.Sweep{Store: translationstore.New(a.DB, a.Table), Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), env[awsenv.EnvQueueURL]),
 		Now: a.Now, Metrics: app.LambdaMetrics(function)}
 	return s.HandleSchedule, nil
 }

@@ -11,10 +11,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/messages"
 )
 
@@ -25,7 +25,7 @@ func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
 // again; one stored now is not due yet.
 func TestSampleEvent(t *testing.T) {
 	st, d := wiringtest.Demo(t)
-	store := dynamo.New(dynamodb.NewFromConfig(st.AWS), st.Table)
+	store := storetest.New(dynamodb.NewFromConfig(st.AWS), st.Table)
 	ids := chat.NewIDs()
 	channel := d.Workspaces[0].Channels[0].ID
 	put := func(at time.Time) string {

@@ -17,8 +17,8 @@ import (
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
@@ -41,7 +41,7 @@ func template(t *testing.T) *samtemplate.Template {
 // partial write.
 func TestRelayKeepsGoingAfterACancelledTransaction(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(st.DB, st.Table)
+	store := storetest.New(st.DB, st.Table)
 	ids := chat.NewIDs()
 	queue := st.Resources.Queues["TranslationQueue"]
 	ctx, cancel := context.WithCancel(context.Background())

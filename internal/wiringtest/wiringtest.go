@@ -18,7 +18,8 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/fixturestore"
+	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
@@ -38,7 +39,7 @@ func Demo(t *testing.T) (*stacktest.Stack, *fixture.Document) {
 	if err := d.Complete(chat.NewIDs(), now); err != nil {
 		t.Fatalf("demo fixture: %v", err)
 	}
-	if err := dynamo.New(dynamodb.NewFromConfig(st.AWS), st.Table).Apply(context.Background(), d, now); err != nil {
+	if err := fixturestore.New(dynamodb.NewFromConfig(st.AWS), st.Table).Apply(context.Background(), d, now); err != nil {
 		t.Fatalf("apply demo fixture: %v", err)
 	}
 	t.Setenv(awsenv.EnvTable, st.Table)
@@ -113,7 +114,7 @@ func Body(t *testing.T, resp events.APIGatewayV2HTTPResponse) map[string]any {
 func Join(t *testing.T, st *stacktest.Stack, roomID, language string) (*app.App, rooms.JoinResult) {
 	t.Helper()
 	a := app.New(st.AWS, st.Table)
-	joined, err := (&rooms.Service{Store: dynamo.New(a.DB, a.Table), IDs: a.IDs, Now: time.Now}).Join(context.Background(),
+	joined, err := (&rooms.Service{Store: roomstore.New(a.DB, a.Table), IDs: a.IDs, Now: time.Now}).Join(context.Background(),
 		rooms.JoinRequest{RoomID: roomID, Nickname: "Ana", PreferredLanguage: language})
 	if err != nil {
 		t.Fatalf("join room %s: %v", roomID, err)

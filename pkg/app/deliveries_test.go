@@ -21,6 +21,7 @@ import (
 	"github.com/chatbridge/chat/internal/handlers"
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
@@ -49,7 +50,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 	}
 	a := app.New(st.AWS, st.Table)
 	a.Cursor, _ = cursor.New([]byte("test-cursor-key-0123456789abcdef"))
-	if err := dynamo.New(a.DB, a.Table).Apply(context.Background(), doc, now); err != nil {
+	if err := storetest.New(a.DB, a.Table).Fixture.Apply(context.Background(), doc, now); err != nil {
 		t.Fatal(err)
 	}
 	ws := doc.Workspaces[0]
@@ -219,7 +220,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 // returns the webhook.
 func pointOnlyWebhookAt(t *testing.T, st *stacktest.Stack, a *app.App, workspaceID, url string) events.Webhook {
 	t.Helper()
-	hooks, err := dynamo.New(a.DB, a.Table).EventWebhooks(context.Background(), workspaceID)
+	hooks, err := storetest.New(a.DB, a.Table).Relay.EventWebhooks(context.Background(), workspaceID)
 	if err != nil || len(hooks) != 1 {
 		t.Fatalf("webhooks: got %v %v, want one", hooks, err)
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 )
 
@@ -25,7 +25,7 @@ func TestHostileMembers(t *testing.T) {
 	if err := w.doc.Complete(chat.NewIDs(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), w.doc, time.Now()); err != nil {
+	if err := storetest.New(w.app.DB, w.app.Table).Fixture.Apply(context.Background(), w.doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	randomRoom := w.doc.Workspaces[0].TemporaryRooms[1].RoomID

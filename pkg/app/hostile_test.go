@@ -18,8 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/internal/openapitest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/signature"
 )
@@ -58,7 +58,7 @@ func newRoomWorld(t *testing.T) *roomWorld {
 	if err := w.doc.Complete(chat.NewIDs(), now); err != nil {
 		t.Fatalf("complete fixture with rooms: %v", err)
 	}
-	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), w.doc, now); err != nil {
+	if err := storetest.New(w.app.DB, w.app.Table).Fixture.Apply(context.Background(), w.doc, now); err != nil {
 		t.Fatalf("apply fixture with rooms: %v", err)
 	}
 	w.ws = *ws

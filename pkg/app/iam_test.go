@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/chat"
@@ -40,7 +41,7 @@ func TestLargeEventDeliveredUnderItsPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := app.New(st.AWS, st.Table)
-	if err := dynamo.New(a.DB, a.Table).Apply(context.Background(), doc, now); err != nil {
+	if err := storetest.New(a.DB, a.Table).Fixture.Apply(context.Background(), doc, now); err != nil {
 		t.Fatal(err)
 	}
 	ws := doc.Workspaces[0]

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/signature"
 )
 
@@ -203,7 +203,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 
 	// Members and rooms: Ana joins general first.
 	w.doc.Workspaces[0].Channels[0].Members = []string{ws.Users[0].ID}
-	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), w.doc, time.Now()); err != nil {
+	if err := storetest.New(w.app.DB, w.app.Table).Fixture.Apply(context.Background(), w.doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	general := ws.Channels[0].ID

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 )
 
@@ -30,7 +30,7 @@ func TestListsPaginateAgainstDynamo(t *testing.T) {
 	if err := doc.Complete(chat.NewIDs(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), doc, time.Now()); err != nil {
+	if err := storetest.New(w.app.DB, w.app.Table).Fixture.Apply(context.Background(), doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	path := "/api/v1/workspaces/" + w.ws.ID + "/outbound-webhooks"

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/internal/handlers"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
 )
@@ -42,7 +42,7 @@ func newMemberWorld(t *testing.T) *memberWorld {
 	if err := w.doc.Complete(chat.NewIDs(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), w.doc, time.Now()); err != nil {
+	if err := storetest.New(w.app.DB, w.app.Table).Fixture.Apply(context.Background(), w.doc, time.Now()); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
 	w.ws = *ws
@@ -142,7 +142,7 @@ func TestMemberChannels(t *testing.T) {
 	// Re-applying without Ben in random keeps Ben out; removing Ana from
 	// random removes it from her list and from her token's channels.
 	w.doc.Workspaces[0].Channels[1].Members = []string{}
-	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), w.doc, time.Now()); err != nil {
+	if err := storetest.New(w.app.DB, w.app.Table).Fixture.Apply(context.Background(), w.doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	rec = w.do(t, "GET", w.wsPath("/channels"), "", bearer(w.ana))
@@ -177,7 +177,7 @@ func TestMemberReadsGuestMessageTranslated(t *testing.T) {
 	guestHdr := func(tok string) map[string]string { return map[string]string{"X-Service-Guest-Token": tok} }
 	rec := w.do(t, "POST", "/api/v1/external/rooms/"+w.room+"/messages", `{"content":"Hola, necesito ayuda"}`, guestHdr(esGuest))
 	posted := decodeAs[struct{ Data viewBody }](t, rec.Body.Bytes()).Data
-	if err := dynamo.New(w.app.DB, w.app.Table).SaveTranslations(ctx, w.general, posted.ID, []chat.Translation{{MessageID: posted.ID, Language: "en",
+	if err := storetest.New(w.app.DB, w.app.Table).Translation.SaveTranslations(ctx, w.general, posted.ID, []chat.Translation{{MessageID: posted.ID, Language: "en",
 		Content: "Hello, I need help", SourceLanguage: "es", CreatedAt: time.Now()}}, true); err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestMemberMessageIsAnOutboxEvent(t *testing.T) {
 	if it.attrs["source_language"] != "en" || !strings.Contains(it.attrs["author"], "type:user") {
 		t.Fatalf("message item %v, want source en by a user", it)
 	}
-	page, err := dynamo.New(w.app.DB, w.app.Table).ListMessages(context.Background(), w.general, "", 10)
+	page, err := storetest.New(w.app.DB, w.app.Table).Rooms.ListMessages(context.Background(), w.general, "", 10)
 	if err != nil || len(page.Items) != 1 || page.Items[0].Author.Type != chat.AuthorUser {
 		t.Fatalf("stored message %+v %v", page, err)
 	}
@@ -365,7 +365,7 @@ func TestRoomsLifecycle(t *testing.T) {
 		_ = json.Unmarshal(jr.Body.Bytes(), &j)
 		tokens = append(tokens, j.Data.Session.Token)
 	}
-	readers, err := dynamo.New(w.app.DB, w.app.Table).Readers(ctx, w.general, time.Now())
+	readers, err := storetest.New(w.app.DB, w.app.Table).Translation.Readers(ctx, w.general, time.Now())
 	if err != nil || len(readers) != 22 {
 		t.Fatalf("readers before close: %d %v, want 2 users and 20 guests", len(readers), err)
 	}
@@ -388,7 +388,7 @@ func TestRoomsLifecycle(t *testing.T) {
 			t.Fatalf("guest post after close: %d, want 410", g.Code)
 		}
 	}
-	if readers, err = dynamo.New(w.app.DB, w.app.Table).Readers(ctx, w.general, time.Now()); err != nil || len(readers) != 2 {
+	if readers, err = storetest.New(w.app.DB, w.app.Table).Translation.Readers(ctx, w.general, time.Now()); err != nil || len(readers) != 2 {
 		t.Fatalf("readers after close: %v %v, want the 2 users only", readers, err)
 	}
 	list = w.do(t, "GET", w.wsPath("/rooms?limit=1"), "", bearer(w.ana))

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/internal/openapitest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/messages"
@@ -109,7 +109,7 @@ func (w *world) seedMessage(t *testing.T, content string, at time.Time) string {
 	if problem := messages.CheckContent(content); problem != "" {
 		t.Fatalf("seed content refused by the content rule: %s", problem)
 	}
-	if err := dynamo.New(w.app.DB, w.app.Table).PutMessage(context.Background(), m); err != nil {
+	if err := storetest.New(w.app.DB, w.app.Table).PutMessage(context.Background(), m); err != nil {
 		t.Fatalf("seed message: %v", err)
 	}
 	return m.ID
@@ -206,7 +206,7 @@ func TestGuestListShowsTheOriginalForATranslationTooLongForAPage(t *testing.T) {
 	huge := w.seedMessage(t, content, now)
 	fits := w.seedMessage(t, content, now.Add(time.Millisecond))
 	for id, text := range map[string]string{huge: strings.Repeat("<", 300_000), fits: "es " + content[3:]} {
-		if err := dynamo.New(w.app.DB, w.app.Table).SaveTranslations(context.Background(), w.general, id,
+		if err := storetest.New(w.app.DB, w.app.Table).Translation.SaveTranslations(context.Background(), w.general, id,
 			[]chat.Translation{{MessageID: id, Language: "es", Content: text, SourceLanguage: "en", CreatedAt: now}}, true); err != nil {
 			t.Fatalf("save translation: %v", err)
 		}
@@ -252,7 +252,7 @@ func TestWebhookListOfLargeItemsIsComplete(t *testing.T) {
 	if err := doc.Complete(chat.NewIDs(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), doc, time.Now()); err != nil {
+	if err := storetest.New(w.app.DB, w.app.Table).Fixture.Apply(context.Background(), doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	items, sizes := w.walk(t, "/api/v1/workspaces/"+w.ws.ID+"/outbound-webhooks", 25, map[string]string{"Authorization": "Bearer " + w.token}, 2)

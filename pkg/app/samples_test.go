@@ -9,10 +9,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/internal/handlers"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/guestpage"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
@@ -37,7 +37,7 @@ var samples = map[string]func(t *testing.T, fn string){
 			}
 		}
 		a := app.New(st.AWS, st.Table)
-		_, err = (&rooms.Service{Store: dynamo.New(a.DB, a.Table), IDs: a.IDs, Now: a.Now}).Join(ctx, rooms.JoinRequest{
+		_, err = (&rooms.Service{Store: storetest.New(a.DB, a.Table).Rooms, IDs: a.IDs, Now: a.Now}).Join(ctx, rooms.JoinRequest{
 			RoomID: ev.PathParameters["room_id"], Nickname: "Ana", PreferredLanguage: "es-ES"})
 		if !chat.IsCode(err, chat.ERoomExpired) {
 			t.Fatalf("join after close: %v, want %s", err, chat.ERoomExpired)
@@ -185,7 +185,7 @@ var samples = map[string]func(t *testing.T, fn string){
 		ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, "list-channel-messages.json")
 		// A guest of the channel's room posts; the member reads it.
 		a, joined := wiringtest.Join(t, st, "01JD9N113GQYDPWDARF68MKWR7", "es-ES")
-		if _, err := (&rooms.Poster{Store: dynamo.New(a.DB, a.Table), IDs: a.IDs, Now: time.Now}).Post(ctx, chat.GuestSession{Guest: joined.Guest}, joined.Room, "Hola"); err != nil {
+		if _, err := (&rooms.Poster{Store: storetest.New(a.DB, a.Table), IDs: a.IDs, Now: time.Now}).Post(ctx, chat.GuestSession{Guest: joined.Guest}, joined.Room, "Hola"); err != nil {
 			t.Fatalf("post: %v", err)
 		}
 		h, err := handlers.FromEnv(ctx, fn)
@@ -235,7 +235,7 @@ var samples = map[string]func(t *testing.T, fn string){
 		ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, "list-guest-messages.json")
 		// The sample's token is a placeholder: a real one comes from a join.
 		a, joined := wiringtest.Join(t, st, ev.PathParameters["room_id"], "es-ES")
-		if _, err := (&rooms.Poster{Store: dynamo.New(a.DB, a.Table), IDs: a.IDs, Now: time.Now}).Post(ctx, chat.GuestSession{Guest: joined.Guest}, joined.Room, "Hola"); err != nil {
+		if _, err := (&rooms.Poster{Store: storetest.New(a.DB, a.Table), IDs: a.IDs, Now: time.Now}).Post(ctx, chat.GuestSession{Guest: joined.Guest}, joined.Room, "Hola"); err != nil {
 			t.Fatalf("post: %v", err)
 		}
 		h, err := handlers.FromEnv(ctx, fn)

@@ -14,10 +14,10 @@ import (
 	"github.com/chatbridge/chat/internal/handlers"
 	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
 )
@@ -62,7 +62,7 @@ func newWorld(t *testing.T, quota int) *world {
 	}
 	a := app.New(st.AWS, st.Table)
 	a.Cursor, _ = cursor.New([]byte("test-cursor-key-0123456789abcdef"))
-	if err := dynamo.New(a.DB, a.Table).Apply(context.Background(), doc, now); err != nil {
+	if err := storetest.New(a.DB, a.Table).Fixture.Apply(context.Background(), doc, now); err != nil {
 		t.Fatalf("apply fixture: %v", err)
 	}
 	t.Setenv(app.EnvWebhookCacheTTL, "1m")

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/fixture"
 )
 
@@ -21,7 +21,7 @@ func TestHostileWebhookManagement(t *testing.T) {
 	other := w.other
 	other.Users = []fixture.User{other.Users[0]}
 	other.Users[0].Role = fixture.RoleAdmin
-	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), &fixture.Document{Workspaces: []fixture.Workspace{other}}, time.Now()); err != nil {
+	if err := storetest.New(w.app.DB, w.app.Table).Fixture.Apply(context.Background(), &fixture.Document{Workspaces: []fixture.Workspace{other}}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	otherAdmin := map[string]string{"Authorization": "Bearer " + w.other.Users[0].APIToken}

@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/chatbridge/chat/internal/handlers"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/signature"
@@ -60,7 +60,7 @@ func newAdminWorld(t *testing.T) *adminWorld {
 	if err := doc.Complete(chat.NewIDs(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), doc, time.Now()); err != nil {
+	if err := storetest.New(w.app.DB, w.app.Table).Fixture.Apply(context.Background(), doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	c := &clock{t: time.Now().UTC()}
@@ -267,7 +267,7 @@ func TestOutboundAndSupportManagement(t *testing.T) {
 				t.Fatalf("rotate: %d %s", status, raw)
 			}
 			// The stored item keeps what delivery needs: both secrets and the expiry.
-			wh, err := dynamo.New(w.app.DB, w.app.Table).Get(context.Background(), kindOf(tc.kind), id)
+			wh, err := storetest.New(w.app.DB, w.app.Table).Webhooks.Get(context.Background(), kindOf(tc.kind), id)
 			if err != nil || wh == nil || wh.PreviousSigningSecret != signing || wh.SigningSecret != data(rotated)["signing_secret"] || wh.PreviousExpiresAt.IsZero() {
 				t.Fatalf("stored after rotation: %+v %v", wh, err)
 			}
@@ -378,7 +378,7 @@ func TestApplyAndAPIManageTheSameWebhooks(t *testing.T) {
 	if err := doc.Complete(chat.NewIDs(), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), doc, time.Now()); err != nil {
+	if err := storetest.New(w.app.DB, w.app.Table).Fixture.Apply(context.Background(), doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	for path, id := range map[string]string{
@@ -395,7 +395,7 @@ func TestApplyAndAPIManageTheSameWebhooks(t *testing.T) {
 		t.Fatalf("rotate a fixture webhook: %d %s", status, raw)
 	}
 	// Re-applying keeps one listed copy of each, and the API sees apply's values again.
-	if err := dynamo.New(w.app.DB, w.app.Table).Apply(context.Background(), doc, time.Now()); err != nil {
+	if err := storetest.New(w.app.DB, w.app.Table).Fixture.Apply(context.Background(), doc, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	_, list, _ := w.call(t, "GET", w.api("/outbound-webhooks"), "", w.admin, 2)

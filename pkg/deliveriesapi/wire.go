@@ -8,7 +8,8 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/delivery"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
+	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
 	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 	"github.com/chatbridge/chat/pkg/workspaces"
@@ -18,17 +19,15 @@ import (
 // events.KindSupport).
 func Log(kind string) app.HTTPConstructor {
 	return func(a *app.App) (http.Handler, error) {
-		st := dynamo.New(a.DB, a.Table)
-		return DeliveriesHandler(&workspaces.Authenticator{Tokens: st}, kind, st, a.Cursor), nil
+		return DeliveriesHandler(&workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)}, kind, deliverystore.New(a.DB, a.Table), a.Cursor), nil
 	}
 }
 
 // Redeliver builds Redeliver<kind>Function, queueing on DELIVERY_QUEUE_URL.
 func Redeliver(kind string) app.HTTPConstructor {
 	return func(a *app.App) (http.Handler, error) {
-		st := dynamo.New(a.DB, a.Table)
-		r := &delivery.Redeliverer{Store: st, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), os.Getenv(awsenv.EnvDeliveryQueueURL))}
-		return RedeliverHandler(&workspaces.Authenticator{Tokens: st}, kind, r), nil
+		r := &delivery.Redeliverer{Store: deliverystore.New(a.DB, a.Table), Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), os.Getenv(awsenv.EnvDeliveryQueueURL))}
+		return RedeliverHandler(&workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)}, kind, r), nil
 	}
 }
 

@@ -256,14 +256,14 @@ func TestRedeliveryRacingScheduledRetry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.store.PutEvents(context.Background(), []evs.Event{ev}, [][]byte{body}); err != nil {
+	if err := e.store.Relay.PutEvents(context.Background(), []evs.Event{ev}, [][]byte{body}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.queue.SendDeliveries(context.Background(), ds); err != nil {
 		t.Fatal(err)
 	}
 	e.handle(t, e.receiveOne(t)) // attempt 1 fails; attempt 2 is queued
-	r := &delivery.Redeliverer{Store: e.store, Queue: e.queue}
+	r := &delivery.Redeliverer{Store: e.store.Deliveries, Queue: e.queue}
 	if err := r.Redeliver(context.Background(), wsID, evs.KindOutbound, w.ID, ds[0].ID); err != nil {
 		t.Fatal(err)
 	}

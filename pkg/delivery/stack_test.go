@@ -25,9 +25,9 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/delivery"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	evs "github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/signature"
@@ -90,7 +90,7 @@ func (rv *receiver) all() []hit {
 
 type env struct {
 	st    *stacktest.Stack
-	store *dynamo.Store
+	store *storetest.Stores
 	queue *sqsqueue.Queue
 	url   string
 	d     *delivery.Deliverer
@@ -99,12 +99,12 @@ type env struct {
 func newEnv(t *testing.T, schedule []time.Duration) *env {
 	t.Helper()
 	st := stacktest.New(t)
-	e := &env{st: st, store: dynamo.New(st.DB, st.Table), url: st.Resources.Queues["DeliveryQueue"]}
+	e := &env{st: st, store: storetest.New(st.DB, st.Table), url: st.Resources.Queues["DeliveryQueue"]}
 	e.queue = sqsqueue.New(st.SQS, e.url)
 	allow, _ := netguard.ParseCIDRs("127.0.0.1/32")
 	c := (&netguard.Guard{Allow: allow, AllowOnly: true}).Client()
 	c.Timeout = 300 * time.Millisecond
-	e.d = &delivery.Deliverer{Store: e.store, Queue: e.queue, Client: c, Schedule: schedule, CacheTTL: time.Minute}
+	e.d = &delivery.Deliverer{Store: e.store.Deliveries, Queue: e.queue, Client: c, Schedule: schedule, CacheTTL: time.Minute}
 	return e
 }
 
@@ -192,7 +192,7 @@ func (e *env) run(t *testing.T, done func() bool) {
 
 func (e *env) record(t *testing.T, d evs.Delivery) delivery.Record {
 	t.Helper()
-	r, err := e.store.Delivery(context.Background(), wsID, d.WebhookID, d.ID)
+	r, err := e.store.Deliveries.Delivery(context.Background(), wsID, d.WebhookID, d.ID)
 	if err != nil && chat.ErrorCode(err) != chat.ENotFound {
 		t.Fatal(err)
 	}
@@ -640,7 +640,7 @@ func TestLargestEnvelopeRoundTrips(t *testing.T) {
 		w.Events = []string{evs.MessageTranslated}
 		hooks = append(hooks, w)
 	}
-	if err := e.store.PutEvents(context.Background(), []evs.Event{ev}, [][]byte{body}); err != nil {
+	if err := e.store.Relay.PutEvents(context.Background(), []evs.Event{ev}, [][]byte{body}); err != nil {
 		t.Fatal(err)
 	}
 	ds := evs.Deliveries(ev, body, hooks, wsID)

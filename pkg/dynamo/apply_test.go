@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
@@ -45,15 +45,15 @@ func demo(t *testing.T) *fixture.Document {
 	return d
 }
 
-func newApplyStore(t *testing.T) (*stacktest.Stack, *dynamo.Table) {
+func newApplyStore(t *testing.T) (*stacktest.Stack, *storetest.Stores) {
 	t.Helper()
 	st := stacktest.New(t)
-	return st, dynamo.New(st.DB, st.Table)
+	return st, storetest.New(st.DB, st.Table)
 }
 
-func apply(t *testing.T, s *dynamo.Table, d *fixture.Document, now time.Time) {
+func apply(t *testing.T, s *storetest.Stores, d *fixture.Document, now time.Time) {
 	t.Helper()
-	if err := s.Apply(context.Background(), d, now); err != nil {
+	if err := s.Fixture.Apply(context.Background(), d, now); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
 }
@@ -312,7 +312,7 @@ func TestApplyInvalidDocumentWritesNothing(t *testing.T) {
 			return d
 		}(),
 	} {
-		err := s.Apply(context.Background(), d, time.Now())
+		err := s.Fixture.Apply(context.Background(), d, time.Now())
 		if !chat.IsCode(err, chat.EValidation) {
 			t.Errorf("%s: got %v, want %s", name, err, chat.EValidation)
 		}
@@ -329,7 +329,7 @@ func TestApplyRefusesToMoveARoom(t *testing.T) {
 	before := scan(t, st, "updated_at")
 	d.Workspaces[0].TemporaryRooms[0].ChannelID = demoGeneral
 	d.Workspaces[0].Name = "Acme renamed"
-	err := s.Apply(context.Background(), d, time.Now())
+	err := s.Fixture.Apply(context.Background(), d, time.Now())
 	var fields map[string][]string
 	if ce, ok := err.(*chat.Error); ok && ce.Code == chat.EValidation {
 		fields = ce.Fields
@@ -346,7 +346,7 @@ func TestReapplyLeavesGuestsAlone(t *testing.T) {
 	st, s := newApplyStore(t)
 	d := demo(t)
 	apply(t, s, d, time.Now())
-	svc := &rooms.Service{Store: s, IDs: chat.NewIDs(), Now: time.Now}
+	svc := &rooms.Service{Store: s.Rooms, IDs: chat.NewIDs(), Now: time.Now}
 	res, err := svc.Join(context.Background(), rooms.JoinRequest{RoomID: demoCall, Nickname: "Guest", PreferredLanguage: "de",
 		ClientID: "6f9619ff-8b86-d011-b42d-00cf4fc964ff"})
 	if err != nil {

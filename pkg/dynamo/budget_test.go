@@ -22,7 +22,7 @@ func TestTranslationBudgetIsTheFixtures(t *testing.T) {
 	apply(t, s, d, time.Now())
 
 	st.Calls.Reset()
-	got, err := s.TranslationBudget(ctx, demoWorkspace)
+	got, err := s.Translation.TranslationBudget(ctx, demoWorkspace)
 	if err != nil || got != budget {
 		t.Fatalf("TranslationBudget: got %d, %v; want %d", got, err, budget)
 	}
@@ -32,7 +32,7 @@ func TestTranslationBudgetIsTheFixtures(t *testing.T) {
 	// A workspace stored before the budget existed, and one not stored.
 	seed(t, st, map[string]any{"pk": "WS#01JDZ8Y7K3Q4W5E6R7T8Y9A0OL", "sk": "#META", "name": "Old"})
 	for _, ws := range []string{"01JDZ8Y7K3Q4W5E6R7T8Y9A0OL", "01JDZ8Y7K3Q4W5E6R7T8Y9A0NO"} {
-		if got, err := s.TranslationBudget(ctx, ws); err != nil || got != chat.DefaultTranslationCharsPerDay {
+		if got, err := s.Translation.TranslationBudget(ctx, ws); err != nil || got != chat.DefaultTranslationCharsPerDay {
 			t.Fatalf("TranslationBudget(%s): got %d, %v; want the default %d", ws, got, err, chat.DefaultTranslationCharsPerDay)
 		}
 	}
@@ -60,7 +60,7 @@ func TestSpendTranslationChars(t *testing.T) {
 		{last.Add(time.Hour), limit + 1, false, 0}, // more than a whole day's: no call
 	} {
 		st.Calls.Reset()
-		got, err := s.SpendTranslationChars(ctx, ws, step.at, step.chars, limit)
+		got, err := s.Translation.SpendTranslationChars(ctx, ws, step.at, step.chars, limit)
 		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}

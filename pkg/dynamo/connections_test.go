@@ -9,8 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/connstore"
 	"github.com/chatbridge/chat/pkg/realtime"
 )
 
@@ -19,7 +20,7 @@ import (
 // deleted one is gone, other channels' are not read.
 func TestConnectionsAgainstDynamo(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(dynamodb.NewFromConfig(st.AWS), st.Table)
+	store := storetest.New(dynamodb.NewFromConfig(st.AWS), st.Table)
 	ctx := context.Background()
 	ids := chat.NewIDs()
 	now := time.Now().UTC()
@@ -30,18 +31,18 @@ func TestConnectionsAgainstDynamo(t *testing.T) {
 		if i == 0 {
 			c.ExpiresAt = now.Add(-time.Second) // its TTL deletion lags
 		}
-		if err := store.PutConnection(ctx, c); err != nil {
+		if err := store.Conns.PutConnection(ctx, c); err != nil {
 			t.Fatalf("put: %v", err)
 		}
 	}
-	if err := store.PutConnection(ctx, realtime.Connection{ID: "x/y+z=", ChannelID: other, Kind: realtime.KindMember, ExpiresAt: now.Add(time.Hour)}); err != nil {
+	if err := store.Conns.PutConnection(ctx, realtime.Connection{ID: "x/y+z=", ChannelID: other, Kind: realtime.KindMember, ExpiresAt: now.Add(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.PutConnection(ctx, realtime.Connection{ID: "bad#id", ChannelID: ch, ExpiresAt: now.Add(time.Hour)}); err == nil {
+	if err := store.Conns.PutConnection(ctx, realtime.Connection{ID: "bad#id", ChannelID: ch, ExpiresAt: now.Add(time.Hour)}); err == nil {
 		t.Fatalf("put a connection id with '#': no error")
 	}
 	st.Calls.Reset()
-	got, err := store.Connections(ctx, ch, now)
+	got, err := store.Conns.Connections(ctx, ch, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,16 +52,16 @@ func TestConnectionsAgainstDynamo(t *testing.T) {
 	if len(got) != 29 || got[0].Language != "es-MX" || got[0].Kind != realtime.KindGuest || got[0].RoomID == "" {
 		t.Fatalf("got %d connections (%+v), want the 29 live ones", len(got), got[0])
 	}
-	if err := store.DeleteConnection(ctx, ch, got[0].ID); err != nil {
+	if err := store.Conns.DeleteConnection(ctx, ch, got[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.DeleteConnection(ctx, ch, "never-there"); err != nil {
+	if err := store.Conns.DeleteConnection(ctx, ch, "never-there"); err != nil {
 		t.Fatalf("delete a missing connection: %v", err)
 	}
-	if again, _ := store.Connections(ctx, ch, now); len(again) != 28 {
+	if again, _ := store.Conns.Connections(ctx, ch, now); len(again) != 28 {
 		t.Fatalf("after a delete: %d connections, want 28", len(again))
 	}
-	if o, _ := store.Connections(ctx, other, now); len(o) != 1 || o[0].ID != "x/y+z=" {
+	if o, _ := store.Conns.Connections(ctx, other, now); len(o) != 1 || o[0].ID != "x/y+z=" {
 		t.Fatalf("other channel: %+v", o)
 	}
 }
@@ -71,16 +72,16 @@ func TestRealtimeChange(t *testing.T) {
 	roomImage := func(status string) map[string]types.AttributeValue {
 		return map[string]types.AttributeValue{"pk": s("CHAN#" + ch), "sk": s("ROOM#" + room), "status": s(status)}
 	}
-	if c, ok := dynamo.RealtimeChange("MODIFY", roomImage(chat.RoomActive), roomImage(chat.RoomClosed)); !ok || c.Kind != realtime.RoomClosed || c.ChannelID != ch || c.RoomID != room {
+	if c, ok := connstore.RealtimeChange("MODIFY", roomImage(chat.RoomActive), roomImage(chat.RoomClosed)); !ok || c.Kind != realtime.RoomClosed || c.ChannelID != ch || c.RoomID != room {
 		t.Fatalf("room closing: %+v %v", c, ok)
 	}
-	if _, ok := dynamo.RealtimeChange("MODIFY", roomImage(chat.RoomClosed), roomImage(chat.RoomClosed)); ok {
+	if _, ok := connstore.RealtimeChange("MODIFY", roomImage(chat.RoomClosed), roomImage(chat.RoomClosed)); ok {
 		t.Fatalf("an already closed room closed again")
 	}
-	if _, ok := dynamo.RealtimeChange("INSERT", nil, roomImage(chat.RoomActive)); ok {
+	if _, ok := connstore.RealtimeChange("INSERT", nil, roomImage(chat.RoomActive)); ok {
 		t.Fatalf("a room insert is a change")
 	}
-	if _, ok := dynamo.RealtimeChange("INSERT", nil, map[string]types.AttributeValue{"pk": s("CHAN#" + ch), "sk": s("SUB#abc=")}); ok {
+	if _, ok := connstore.RealtimeChange("INSERT", nil, map[string]types.AttributeValue{"pk": s("CHAN#" + ch), "sk": s("SUB#abc=")}); ok {
 		t.Fatalf("a connection insert is a change")
 	}
 }

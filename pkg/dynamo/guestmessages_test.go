@@ -42,7 +42,7 @@ func TestPostThenListNewestFirstAgainstDynamo(t *testing.T) {
 	room := g.room(t, time.Now().Add(time.Hour))
 	ana := g.session(t, room, g.guest(t, room, "Ana", "es-MX", "").Token)
 	poster := &rooms.Poster{Store: g.store, IDs: g.ids, Now: time.Now}
-	lister := &rooms.Lister{Store: g.store}
+	lister := &rooms.Lister{Store: g.store.Rooms}
 
 	var posted []string
 	for i := 0; i < 5; i++ {
@@ -104,7 +104,7 @@ func TestListIsTheRoomsChannelOnly(t *testing.T) {
 	if _, err := poster.Post(ctx, bo, other, "elsewhere"); err != nil {
 		t.Fatal(err)
 	}
-	page, err := (&rooms.Lister{Store: g.store}).List(ctx, ana, room, "", 25)
+	page, err := (&rooms.Lister{Store: g.store.Rooms}).List(ctx, ana, room, "", 25)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func (g *guestStack) saveTranslations(t *testing.T, room chat.Room, message stri
 	for lang, content := range byLang {
 		ts = append(ts, chat.Translation{MessageID: message, Language: lang, Content: content, SourceLanguage: "en", CreatedAt: time.Now()})
 	}
-	if err := g.store.SaveTranslations(context.Background(), room.ChannelID, message, ts, true); err != nil {
+	if err := g.store.Translation.SaveTranslations(context.Background(), room.ChannelID, message, ts, true); err != nil {
 		t.Fatalf("save translations: %v", err)
 	}
 }
@@ -169,7 +169,7 @@ func TestTranslationsForReadersAgainstDynamo(t *testing.T) {
 	} {
 		reader := g.session(t, room, g.guest(t, room, "Reader "+tc.reader, tc.reader, "").Token)
 		g.st.Calls.Reset()
-		page, err := (&rooms.Lister{Store: g.store}).List(ctx, reader, room, "", 25)
+		page, err := (&rooms.Lister{Store: g.store.Rooms}).List(ctx, reader, room, "", 25)
 		if err != nil {
 			t.Fatalf("%s: list: %v", tc.reader, err)
 		}
@@ -211,7 +211,7 @@ func TestTranslationsBatchesOfAHundredKeys(t *testing.T) {
 	// One pair repeated: 120 distinct keys.
 	ids, langs = append(ids, ids[0]), append(langs, "es")
 	g.st.Calls.Reset()
-	got, err := g.store.Translations(context.Background(), ids, langs)
+	got, err := g.store.Rooms.Translations(context.Background(), ids, langs)
 	if err != nil {
 		t.Fatalf("translations: %v", err)
 	}
@@ -237,7 +237,7 @@ func TestTranslationsBatchesOfAHundredKeys(t *testing.T) {
 	if _, ok := got[ids[1]]; ok {
 		t.Fatalf("a message without translations is present: %v", got[ids[1]])
 	}
-	if _, err := g.store.Translations(context.Background(), ids, langs[:3]); !chat.IsCode(err, chat.EInternal) {
+	if _, err := g.store.Rooms.Translations(context.Background(), ids, langs[:3]); !chat.IsCode(err, chat.EInternal) {
 		t.Fatalf("ids and languages of different lengths: got %v, want %s", err, chat.EInternal)
 	}
 }
@@ -254,7 +254,7 @@ func TestPutMessageRefusesADuplicateID(t *testing.T) {
 	if err := g.store.PutMessage(context.Background(), m); !chat.IsCode(err, chat.EConflict) {
 		t.Fatalf("second put: got %v, want %s", err, chat.EConflict)
 	}
-	page, err := g.store.ListMessages(context.Background(), m.ChannelID, "", 25)
+	page, err := g.store.Rooms.ListMessages(context.Background(), m.ChannelID, "", 25)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestPutMessageRefusesADuplicateID(t *testing.T) {
 
 func TestListMessagesRefusesAForeignPosition(t *testing.T) {
 	g := newGuestStack(t)
-	_, err := g.store.ListMessages(context.Background(), g.ids.New(time.Now()), "READER#GUEST#X", 25)
+	_, err := g.store.Rooms.ListMessages(context.Background(), g.ids.New(time.Now()), "READER#GUEST#X", 25)
 	if !chat.IsCode(err, chat.EValidation) {
 		t.Fatalf("got %v, want a cursor validation error", err)
 	}

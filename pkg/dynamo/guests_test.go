@@ -11,8 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
@@ -20,7 +20,7 @@ import (
 // real join service on it.
 type guestStack struct {
 	st    *stacktest.Stack
-	store *dynamo.Table
+	store *storetest.Stores
 	ids   *chat.IDs
 	join  *rooms.Service
 }
@@ -28,9 +28,9 @@ type guestStack struct {
 func newGuestStack(t *testing.T) *guestStack {
 	t.Helper()
 	st := stacktest.New(t)
-	store := dynamo.New(dynamodb.NewFromConfig(st.AWS), st.Table)
+	store := storetest.New(dynamodb.NewFromConfig(st.AWS), st.Table)
 	ids := chat.NewIDs()
-	return &guestStack{st: st, store: store, ids: ids, join: &rooms.Service{Store: store, IDs: ids, Now: time.Now}}
+	return &guestStack{st: st, store: store, ids: ids, join: &rooms.Service{Store: store.Rooms, IDs: ids, Now: time.Now}}
 }
 
 // Room writes an active room of its own workspace and channel.
@@ -56,7 +56,7 @@ func (g *guestStack) guest(t *testing.T, room chat.Room, nickname, lang, clientI
 }
 
 func (g *guestStack) auth(now time.Time) *rooms.GuestAuth {
-	return &rooms.GuestAuth{Sessions: g.store, Now: func() time.Time { return now }}
+	return &rooms.GuestAuth{Sessions: g.store.Rooms, Now: func() time.Time { return now }}
 }
 
 func TestGuestSessionAgainstDynamo(t *testing.T) {
@@ -161,7 +161,7 @@ func TestCountPostIsAtomic(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ok, err := g.store.CountPost(context.Background(), guest, window, rooms.PostsPerMinute)
+			ok, err := g.store.Rooms.CountPost(context.Background(), guest, window, rooms.PostsPerMinute)
 			if err != nil {
 				t.Error(err)
 			}
@@ -174,10 +174,10 @@ func TestCountPostIsAtomic(t *testing.T) {
 	if got := counted.Load(); got != rooms.PostsPerMinute {
 		t.Fatalf("%d of %d concurrent posts counted, want %d", got, n, rooms.PostsPerMinute)
 	}
-	if ok, err := g.store.CountPost(context.Background(), guest, window.Add(time.Minute), rooms.PostsPerMinute); err != nil || !ok {
+	if ok, err := g.store.Rooms.CountPost(context.Background(), guest, window.Add(time.Minute), rooms.PostsPerMinute); err != nil || !ok {
 		t.Fatalf("first post of the next window: %v, %v; want counted", ok, err)
 	}
-	if ok, err := g.store.CountPost(context.Background(), g.ids.New(window), window, rooms.PostsPerMinute); err != nil || !ok {
+	if ok, err := g.store.Rooms.CountPost(context.Background(), g.ids.New(window), window, rooms.PostsPerMinute); err != nil || !ok {
 		t.Fatalf("another guest's post: %v, %v; want counted", ok, err)
 	}
 }
@@ -192,7 +192,7 @@ func TestGuestPostCallBudget(t *testing.T) {
 	ana := g.guest(t, room, "Ana", "en", "")
 	// A fixed clock inside one window, whatever the wall clock does.
 	now := time.Now().UTC().Truncate(time.Minute).Add(20 * time.Second)
-	poster := &rooms.Poster{Store: g.store, Rate: g.store, IDs: g.ids, Now: func() time.Time { return now }}
+	poster := &rooms.Poster{Store: g.store, Rate: g.store.Rooms, IDs: g.ids, Now: func() time.Time { return now }}
 	post := func() error {
 		s, r, err := g.auth(now).Authenticate(ctx, room.ID, ana.Token)
 		if err != nil {
@@ -219,7 +219,7 @@ func TestGuestPostCallBudget(t *testing.T) {
 	if calls := g.st.Calls.Calls(); strings.Join(calls, " ") != "DynamoDB.BatchGetItem DynamoDB.UpdateItem" {
 		t.Fatalf("a refused post called %v, want BatchGetItem, UpdateItem", calls)
 	}
-	page, err := g.store.ListMessages(ctx, room.ChannelID, "", 100)
+	page, err := g.store.Rooms.ListMessages(ctx, room.ChannelID, "", 100)
 	if err != nil || len(page.Items) != rooms.PostsPerMinute {
 		t.Fatalf("%d messages stored (%v), want %d", len(page.Items), err, rooms.PostsPerMinute)
 	}

@@ -12,15 +12,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/inbound"
 )
 
 // inboundStack is one test's table with a store on it.
 type inboundStack struct {
 	st    *stacktest.Stack
-	store *dynamo.Table
+	store *storetest.Stores
 	ids   *chat.IDs
 	now   time.Time
 }
@@ -28,7 +28,7 @@ type inboundStack struct {
 func newInboundStack(t *testing.T) *inboundStack {
 	t.Helper()
 	st := stacktest.New(t)
-	return &inboundStack{st: st, store: dynamo.New(dynamodb.NewFromConfig(st.AWS), st.Table), ids: chat.NewIDs(),
+	return &inboundStack{st: st, store: storetest.New(dynamodb.NewFromConfig(st.AWS), st.Table), ids: chat.NewIDs(),
 		now: time.Now().UTC().Truncate(time.Second)}
 }
 
@@ -87,7 +87,7 @@ func TestAcceptWritesEverythingInOneCall(t *testing.T) {
 			ctx := context.Background()
 			a := s.acceptance(tc.content, "k", "sig-1")
 			s.st.Calls.Reset()
-			outcome, _, err := s.store.Accept(ctx, a, s.now)
+			outcome, _, err := s.store.Inbound.Accept(ctx, a, s.now)
 			if err != nil || outcome != inbound.Written {
 				t.Fatalf("accept: %v %v, want written", outcome, err)
 			}
@@ -101,7 +101,7 @@ func TestAcceptWritesEverythingInOneCall(t *testing.T) {
 			}
 			// The same key again returns the stored record: the very body.
 			again := s.acceptance(tc.content, "k", "")
-			outcome, rec, err := s.store.Accept(ctx, again, s.now)
+			outcome, rec, err := s.store.Inbound.Accept(ctx, again, s.now)
 			if err != nil || outcome != inbound.KeyHeld {
 				t.Fatalf("same key: %v %v, want KeyHeld", outcome, err)
 			}
@@ -119,26 +119,26 @@ func TestAcceptWritesEverythingInOneCall(t *testing.T) {
 func TestAcceptConditions(t *testing.T) {
 	s := newInboundStack(t)
 	ctx := context.Background()
-	if o, _, err := s.store.Accept(ctx, s.acceptance("first", "k1", "sig-a"), s.now); err != nil || o != inbound.Written {
+	if o, _, err := s.store.Inbound.Accept(ctx, s.acceptance("first", "k1", "sig-a"), s.now); err != nil || o != inbound.Written {
 		t.Fatalf("first: %v %v", o, err)
 	}
 	// A used signature wins over a held key, and writes nothing.
-	if o, _, err := s.store.Accept(ctx, s.acceptance("first", "k1", "sig-a"), s.now); err != nil || o != inbound.KeyHeld {
+	if o, _, err := s.store.Inbound.Accept(ctx, s.acceptance("first", "k1", "sig-a"), s.now); err != nil || o != inbound.KeyHeld {
 		t.Fatalf("same signature and key (a retry): %v %v, want KeyHeld", o, err)
 	}
-	if o, _, err := s.store.Accept(ctx, s.acceptance("first", "k2", "sig-a"), s.now); err != nil || o != inbound.SignatureUsed {
+	if o, _, err := s.store.Inbound.Accept(ctx, s.acceptance("first", "k2", "sig-a"), s.now); err != nil || o != inbound.SignatureUsed {
 		t.Fatalf("same signature, other key: %v %v, want SignatureUsed", o, err)
 	}
-	if o, _, err := s.store.Accept(ctx, s.acceptance("first", "", "sig-a"), s.now); err != nil || o != inbound.SignatureUsed {
+	if o, _, err := s.store.Inbound.Accept(ctx, s.acceptance("first", "", "sig-a"), s.now); err != nil || o != inbound.SignatureUsed {
 		t.Fatalf("same signature, no key: %v %v, want SignatureUsed", o, err)
 	}
 	// A signature that is no longer fresh may be recorded again.
 	later := s.now.Add(601 * time.Second)
-	if o, _, err := s.store.Accept(ctx, s.acceptance("later", "", "sig-a"), later); err != nil || o != inbound.Written {
+	if o, _, err := s.store.Inbound.Accept(ctx, s.acceptance("later", "", "sig-a"), later); err != nil || o != inbound.Written {
 		t.Fatalf("expired signature record: %v %v, want written", o, err)
 	}
 	// An expired key may be claimed again.
-	if o, _, err := s.store.Accept(ctx, s.acceptance("next day", "k1", ""), s.now.Add(inbound.IdempotencyTTL)); err != nil || o != inbound.Written {
+	if o, _, err := s.store.Inbound.Accept(ctx, s.acceptance("next day", "k1", ""), s.now.Add(inbound.IdempotencyTTL)); err != nil || o != inbound.Written {
 		t.Fatalf("expired key: %v %v, want written", o, err)
 	}
 	if n := s.count(t, "MSG#"); n != 3 {
@@ -167,12 +167,12 @@ func TestAcceptRespectsAnEarlierVersionsClaim(t *testing.T) {
 		}
 	}
 	put(s.now.Add(10 * time.Second))
-	o, rec, err := s.store.Accept(ctx, s.acceptance("x", "k", ""), s.now)
+	o, rec, err := s.store.Inbound.Accept(ctx, s.acceptance("x", "k", ""), s.now)
 	if err != nil || o != inbound.KeyHeld || rec.State != inbound.StateInProgress || !rec.LockedUntil.Equal(s.now.Add(10*time.Second)) {
 		t.Fatalf("locked claim: %v %+v %v, want KeyHeld in progress", o, rec, err)
 	}
 	put(s.now)
-	if o, _, err := s.store.Accept(ctx, s.acceptance("x", "k", ""), s.now); err != nil || o != inbound.Written {
+	if o, _, err := s.store.Inbound.Accept(ctx, s.acceptance("x", "k", ""), s.now); err != nil || o != inbound.Written {
 		t.Fatalf("claim whose lock expired: %v %v, want written", o, err)
 	}
 }
@@ -188,14 +188,14 @@ func TestLogWithSignature(t *testing.T) {
 		return &inbound.SignatureUse{WebhookID: testWebhook, Hash: hash, KeyHash: keyHash, ExpiresAt: s.now.Add(601 * time.Second), CheckOnly: checkOnly}
 	}
 	s.st.Calls.Reset()
-	if o, err := s.store.Log(ctx, logRec(), sig("s1", "", true), s.now); err != nil || o != inbound.Written {
+	if o, err := s.store.Inbound.Log(ctx, logRec(), sig("s1", "", true), s.now); err != nil || o != inbound.Written {
 		t.Fatalf("check only: %v %v", o, err)
 	}
 	if n := s.count(t, "SIG#"); n != 0 {
 		t.Fatalf("a check recorded the signature")
 	}
 	s.st.Calls.Reset()
-	if o, err := s.store.Log(ctx, logRec(), sig("s1", "kh", false), s.now); err != nil || o != inbound.Written {
+	if o, err := s.store.Inbound.Log(ctx, logRec(), sig("s1", "kh", false), s.now); err != nil || o != inbound.Written {
 		t.Fatalf("record: %v %v", o, err)
 	}
 	if got := s.st.Calls.Calls(); len(got) != 1 || got[0] != "DynamoDB.TransactWriteItems" {
@@ -211,7 +211,7 @@ func TestLogWithSignature(t *testing.T) {
 		{"record, other key", sig("s1", "other", false), inbound.SignatureUsed},
 		{"record, same key", sig("s1", "kh", false), inbound.Written},
 	} {
-		if o, err := s.store.Log(ctx, logRec(), tc.sig, s.now); err != nil || o != tc.want {
+		if o, err := s.store.Inbound.Log(ctx, logRec(), tc.sig, s.now); err != nil || o != tc.want {
 			t.Fatalf("%s: %v %v, want %v", tc.name, o, err, tc.want)
 		}
 	}

@@ -1,6 +1,19 @@
 package dynamo
 
-import "time"
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/events"
+	"github.com/chatbridge/chat/pkg/workspaces"
+)
 
 // Item shapes of docs/data-model.md that are not join's (see rooms.go).
 // Field names are the table's attribute names.
@@ -32,7 +45,7 @@ type UserItem struct {
 // ApiTokenItem: pk APITOKEN#<sha256(token)>, sk #META. It repeats its
 // user's name, role, language and channels, so that a workspace request is
 // authenticated and authorized with one GetItem.
-type ApiTokenItem struct {
+type APITokenItem struct {
 	PK                string   `dynamodbav:"pk"`
 	SK                string   `dynamodbav:"sk"`
 	WorkspaceID       string   `dynamodbav:"workspace_id"`
@@ -164,4 +177,104 @@ func (r Rotated) Expires() time.Time {
 		return time.Time{}
 	}
 	return *r.PreviousExpiresAt
+}
+
+// apiTokenOf decodes an API token item.
+func APITokenOf(av map[string]types.AttributeValue) (workspaces.APIToken, error) {
+	var it APITokenItem
+	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+		return workspaces.APIToken{}, chat.Internal(err)
+	}
+	return workspaces.APIToken{Hash: strings.TrimPrefix(it.PK, "APITOKEN#"), WorkspaceID: it.WorkspaceID, UserID: it.UserID, Revoked: it.Revoked,
+		Name: it.Name, Role: it.Role, PreferredLanguage: it.PreferredLanguage, Channels: it.Channels}, nil
+}
+
+func GetBool(it map[string]types.AttributeValue, name string) bool {
+	v, ok := it[name].(*types.AttributeValueMemberBOOL)
+	return ok && v.Value
+}
+
+func GetN(it map[string]types.AttributeValue, name string) int64 {
+	if v, ok := it[name].(*types.AttributeValueMemberN); ok {
+		n, _ := strconv.ParseInt(v.Value, 10, 64)
+		return n
+	}
+	return 0
+}
+
+// webhookPrefix is the sort-key prefix of a kind's webhook items.
+func WebhookPrefix(kind string) (string, bool) {
+	switch kind {
+	case events.KindOutbound:
+		return "OWH#", true
+	case events.KindSupport:
+		return "SWH#", true
+	}
+	return "", false
+}
+
+// memberPK is the partition of one user's channel list.
+func MemberPK(ws, user string) string { return "MEMBER#" + ws + "#" + user }
+
+// memberChannelSK orders a user's channels oldest first.
+func MemberChannelSK(created time.Time, channel string) string {
+	return "CHAN#" + SortTime(created) + "#" + channel
+}
+
+// memberChannelItem lists a channel in the channel list of one of its
+// members: pk MEMBER#<ws>#<user>, sk CHAN#<sortTime(created)>#<channel>.
+// chatctl apply writes it with the channel and deletes it with the
+// membership.
+type MemberChannelItem struct {
+	PK          string    `dynamodbav:"pk"`
+	SK          string    `dynamodbav:"sk"`
+	ID          string    `dynamodbav:"id"`
+	WorkspaceID string    `dynamodbav:"workspace_id"`
+	Name        string    `dynamodbav:"name"`
+	CreatedAt   time.Time `dynamodbav:"created_at"`
+}
+
+// MemberChannelKeys returns the sort keys of user's channel list, by
+// channel id, for apply.
+func (s *Table) MemberChannelKeys(ctx context.Context, ws, user string) (map[string]string, error) {
+	items, err := s.QueryAll(ctx, "load channels of user "+user, &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("pk = :pk AND begins_with(sk, :p)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": Str(MemberPK(ws, user)), ":p": Str("CHAN#")},
+		ProjectionExpression:      aws.String(AttrSK),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(items))
+	for _, it := range items {
+		sk := GetS(it, AttrSK)
+		out[sk[strings.LastIndexByte(sk, '#')+1:]] = sk
+	}
+	return out, nil
+}
+
+// Keys is the item's key.
+func (it OutboundItem) Keys() (string, string) { return it.PK, it.SK }
+
+// Created is when the webhook was created.
+func (it OutboundItem) Created() time.Time { return it.CreatedAt }
+
+// Keys is the item's key.
+func (it SupportItem) Keys() (string, string) { return it.PK, it.SK }
+
+// Created is when the webhook was created.
+func (it SupportItem) Created() time.Time { return it.CreatedAt }
+
+func EventPK(id string) string { return EventPrefix + id }
+
+// eventItem: pk EVENT#<event>, sk #META: the envelope as sent, kept 30 days
+// for redelivery.
+type EventItem struct {
+	PK          string `dynamodbav:"pk"`
+	SK          string `dynamodbav:"sk"`
+	ID          string `dynamodbav:"id"`
+	WorkspaceID string `dynamodbav:"workspace_id"`
+	Type        string `dynamodbav:"type"`
+	Body        string `dynamodbav:"body"`
+	TTL         int64  `dynamodbav:"ttl"`
 }

@@ -9,16 +9,16 @@ import (
 // DynamoDB's limits on what one transaction writes.
 const (
 	MaxItemBytes        = 400 << 10
-	maxTransactionBytes = 4 << 20
-	maxTransactionItems = 100
+	MaxTransactionBytes = 4 << 20
+	MaxTransactionItems = 100
 )
 
 // CheckTransactionSize enforces DynamoDB's item and transaction size
 // limits before sending (moto does not enforce them): a breach is a bug in
 // the bounds of what we store, and must fail loudly rather than in AWS only.
 func CheckTransactionSize(items []types.TransactWriteItem) error {
-	if len(items) > maxTransactionItems {
-		return fmt.Errorf("%d items in one transaction, over %d", len(items), maxTransactionItems)
+	if len(items) > MaxTransactionItems {
+		return fmt.Errorf("%d items in one transaction, over %d", len(items), MaxTransactionItems)
 	}
 	total := 0
 	for _, it := range items {
@@ -38,8 +38,8 @@ func CheckTransactionSize(items []types.TransactWriteItem) error {
 		}
 		total += n
 	}
-	if total > maxTransactionBytes {
-		return fmt.Errorf("a transaction of %d bytes, over %d", total, maxTransactionBytes)
+	if total > MaxTransactionBytes {
+		return fmt.Errorf("a transaction of %d bytes, over %d", total, MaxTransactionBytes)
 	}
 	return nil
 }

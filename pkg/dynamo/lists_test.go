@@ -42,7 +42,7 @@ func TestListMessagesFollowsTheStoresPageBoundary(t *testing.T) {
 			t.Fatalf("more than 30 pages: the position does not advance")
 		}
 		g.st.Calls.Reset()
-		page, err := g.store.ListMessages(ctx, channel, after, 25)
+		page, err := g.store.Rooms.ListMessages(ctx, channel, after, 25)
 		if err != nil {
 			t.Fatalf("page %d: %v", pages, err)
 		}
@@ -76,7 +76,7 @@ func TestListMessagesFollowsTheStoresPageBoundary(t *testing.T) {
 
 	// A reader that showed only the first two items of a page resumes
 	// from the second one's position with the third.
-	first, err := g.store.ListMessages(ctx, channel, "", 25)
+	first, err := g.store.Rooms.ListMessages(ctx, channel, "", 25)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestListMessagesFollowsTheStoresPageBoundary(t *testing.T) {
 	if !ok {
 		t.Fatalf("no position after two items of %d", len(first.Items))
 	}
-	resumed, err := g.store.ListMessages(ctx, channel, rest, 25)
+	resumed, err := g.store.Rooms.ListMessages(ctx, channel, rest, 25)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestListMessagesLastPageHasNoNext(t *testing.T) {
 	for _, tc := range []struct{ limit, pages int }{{2, 2}, {4, 1}, {5, 1}} {
 		after, pages := "", 0
 		for ; ; pages++ {
-			page, err := g.store.ListMessages(ctx, channel, after, tc.limit)
+			page, err := g.store.Rooms.ListMessages(ctx, channel, after, tc.limit)
 			if err != nil {
 				t.Fatal(err)
 			}

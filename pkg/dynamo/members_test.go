@@ -31,12 +31,12 @@ func TestPostMemberMessageKeys(t *testing.T) {
 	big := strings.Repeat("😀", 40000)
 	m := memberMessage(ids, now, big)
 	key := &members.KeyRecord{UserID: demoAna, KeyHash: strings.Repeat("a", 64), Fingerprint: "fp1", ExpiresAt: now.Add(24 * time.Hour), Message: m}
-	if held, err := s.PostMemberMessage(ctx, m, key, now); err != nil || held != nil {
+	if held, err := s.Members.PostMemberMessage(ctx, m, key, now); err != nil || held != nil {
 		t.Fatalf("first post: %v %v, want stored", held, err)
 	}
 	st.Calls.Reset()
 	m2 := memberMessage(ids, now, "other")
-	held, err := s.PostMemberMessage(ctx, m2, &members.KeyRecord{UserID: demoAna, KeyHash: key.KeyHash, Fingerprint: "fp2", ExpiresAt: now.Add(24 * time.Hour), Message: m2}, now)
+	held, err := s.Members.PostMemberMessage(ctx, m2, &members.KeyRecord{UserID: demoAna, KeyHash: key.KeyHash, Fingerprint: "fp2", ExpiresAt: now.Add(24 * time.Hour), Message: m2}, now)
 	if err != nil || held == nil || held.Fingerprint != "fp1" || held.Message.ID != m.ID || held.Message.Content != big {
 		t.Fatalf("held: %+v %v, want the first record with its whole message", held, err)
 	}
@@ -49,7 +49,7 @@ func TestPostMemberMessageKeys(t *testing.T) {
 	// A day later the key is free again.
 	later := now.Add(25 * time.Hour)
 	m3 := memberMessage(ids, later, "later")
-	if held, err := s.PostMemberMessage(ctx, m3, &members.KeyRecord{UserID: demoAna, KeyHash: key.KeyHash, Fingerprint: "fp3", ExpiresAt: later.Add(24 * time.Hour), Message: m3}, later); err != nil || held != nil {
+	if held, err := s.Members.PostMemberMessage(ctx, m3, &members.KeyRecord{UserID: demoAna, KeyHash: key.KeyHash, Fingerprint: "fp3", ExpiresAt: later.Add(24 * time.Hour), Message: m3}, later); err != nil || held != nil {
 		t.Fatalf("after expiry: %v %v, want stored", held, err)
 	}
 }
@@ -70,11 +70,11 @@ func TestCloseRoomOfAnOlderApply(t *testing.T) {
 			}
 		}
 	}
-	r, err := s.ManagedRoom(ctx, demoCall)
+	r, err := s.Rooms.ManagedRoom(ctx, demoCall)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CloseRoom(ctx, r); err != nil {
+	if err := s.Rooms.CloseRoom(ctx, r); err != nil {
 		t.Fatalf("close: %v", err)
 	}
 	items := scan(t, st)
@@ -86,7 +86,7 @@ func TestCloseRoomOfAnOlderApply(t *testing.T) {
 			t.Fatalf("close created list entry %s", k)
 		}
 	}
-	if _, err := s.ManagedRoom(ctx, "01JDZ8Y7K3Q4W5E6R7T8Y9A0ZZ"); !chat.IsCode(err, chat.ENotFound) {
+	if _, err := s.Rooms.ManagedRoom(ctx, "01JDZ8Y7K3Q4W5E6R7T8Y9A0ZZ"); !chat.IsCode(err, chat.ENotFound) {
 		t.Fatalf("unknown room: %v, want not found", err)
 	}
 }

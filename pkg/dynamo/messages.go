@@ -115,7 +115,7 @@ func MessageItemOf(m chat.Message) MessageItem {
 	return it
 }
 
-func (it MessageItem) message() chat.Message {
+func (it MessageItem) Message() chat.Message {
 	return chat.Message{
 		ID: it.ID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID,
 		Author:  chat.Author{Type: it.Author.Type, ID: it.Author.ID, Name: it.Author.Name, AvatarURL: it.Author.AvatarURL, Language: it.Author.Language},

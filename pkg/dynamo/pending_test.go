@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/inbound"
@@ -25,7 +26,7 @@ import (
 // skip_translation message carries none.
 func TestBothWritersMarkTheMessage(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(st.DB, st.Table)
+	store := storetest.New(st.DB, st.Table)
 	ctx := context.Background()
 	ids := chat.NewIDs()
 	now := time.Now()
@@ -35,7 +36,7 @@ func TestBothWritersMarkTheMessage(t *testing.T) {
 			Content: "Hello", SourceLanguage: "en", SkipTranslation: skip, Status: chat.MessageQueued, CreatedAt: now}
 	}
 	accepted, posted, skipped := message(false), message(false), message(true)
-	if _, _, err := store.Accept(ctx, inbound.Acceptance{Message: accepted, Status: http.StatusAccepted, Body: []byte(`{}`),
+	if _, _, err := store.Inbound.Accept(ctx, inbound.Acceptance{Message: accepted, Status: http.StatusAccepted, Body: []byte(`{}`),
 		Log: chat.RequestLog{ID: ids.New(now), WorkspaceID: ws, WebhookID: ids.New(now), ReceivedAt: now, Status: http.StatusAccepted,
 			Outcome: chat.OutcomeAccepted, MessageID: accepted.ID}}, now); err != nil {
 		t.Fatalf("accept: %v", err)
@@ -64,11 +65,11 @@ func TestBothWritersMarkTheMessage(t *testing.T) {
 		}
 	}
 
-	if due, err := store.DuePending(ctx, now.Add(dynamo.PendingGrace-time.Second), 100); err != nil || len(due) != 0 {
+	if due, err := store.Translation.DuePending(ctx, now.Add(dynamo.PendingGrace-time.Second), 100); err != nil || len(due) != 0 {
 		t.Fatalf("due within the grace period: %+v %v, want none", due, err)
 	}
 	st.Calls.Reset()
-	due, err := store.DuePending(ctx, now.Add(dynamo.PendingGrace+time.Second), 100)
+	due, err := store.Translation.DuePending(ctx, now.Add(dynamo.PendingGrace+time.Second), 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestBothWritersMarkTheMessage(t *testing.T) {
 		t.Fatalf("due:\ngot  %+v\nwant %+v", got, want)
 	}
 	// Limit bounds a run.
-	if due, err := store.DuePending(ctx, now.Add(time.Hour), 1); err != nil || len(due) != 1 {
+	if due, err := store.Translation.DuePending(ctx, now.Add(time.Hour), 1); err != nil || len(due) != 1 {
 		t.Fatalf("DuePending with limit 1: %d, %v", len(due), err)
 	}
 }
@@ -99,17 +100,17 @@ func TestBothWritersMarkTheMessage(t *testing.T) {
 // error before any call, never a write DynamoDB would refuse.
 func TestOversizedTranslationItemIsRefused(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(st.DB, st.Table)
+	store := storetest.New(st.DB, st.Table)
 	channel := chat.NewIDs().New(time.Now())
 	msg := putMessage(t, store, channel)
 	st.Calls.Reset()
-	err := store.SaveTranslations(context.Background(), channel, msg,
+	err := store.Translation.SaveTranslations(context.Background(), channel, msg,
 		[]chat.Translation{{MessageID: msg, Language: "es", Content: strings.Repeat("😀", 100<<10)}}, true)
 	if !chat.IsCode(err, chat.EInternal) || st.Calls.Total() != 0 {
 		t.Fatalf("400 KB translation: %v after %d calls, want EInternal and no call", err, st.Calls.Total())
 	}
 	// At the domain's bound it fits.
-	if err := store.SaveTranslations(context.Background(), channel, msg,
+	if err := store.Translation.SaveTranslations(context.Background(), channel, msg,
 		[]chat.Translation{{MessageID: msg, Language: "es", Content: strings.Repeat("a", translation.MaxTranslationBytes)}}, true); err != nil {
 		t.Fatalf("translation of MaxTranslationBytes: %v", err)
 	}

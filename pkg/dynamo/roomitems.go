@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -159,4 +160,18 @@ type WsRoomItem struct {
 func WsRoomItemOf(r RoomRecord) WsRoomItem {
 	return WsRoomItem{PK: WsPK(r.WorkspaceID), SK: WsRoomSK(r.CreatedAt, r.ID), ID: r.ID, WorkspaceID: r.WorkspaceID,
 		ChannelID: r.ChannelID, Name: r.Name, Status: r.Status, ExpiresAt: r.ExpiresAt, CreatedAt: r.CreatedAt}
+}
+
+// WsRoomPrefix starts the sort key of a room in its workspace's list.
+const WsRoomPrefix = "ROOM#"
+
+func (it SessionItem) Session() chat.GuestSession {
+	return chat.GuestSession{
+		TokenHash: strings.TrimPrefix(it.PK, SessionPK("")),
+		ExpiresAt: it.ExpiresAt,
+		Guest: chat.Guest{
+			ID: it.GuestID, RoomID: it.RoomID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID,
+			Nickname: it.Nickname, PreferredLanguage: it.PreferredLanguage,
+		},
+	}
 }

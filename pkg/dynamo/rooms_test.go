@@ -9,12 +9,12 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
-func newRoom(t *testing.T, s *dynamo.Table, ids *chat.IDs, status string, expires time.Time) chat.Room {
+func newRoom(t *testing.T, s *storetest.Stores, ids *chat.IDs, status string, expires time.Time) chat.Room {
 	t.Helper()
 	now := time.Now()
 	r := chat.Room{ID: ids.New(now), WorkspaceID: ids.New(now), ChannelID: ids.New(now), Name: "Support call", Status: status, ExpiresAt: expires.UTC()}
@@ -26,11 +26,11 @@ func newRoom(t *testing.T, s *dynamo.Table, ids *chat.IDs, status string, expire
 
 func TestJoinAgainstDynamo(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(dynamodb.NewFromConfig(st.AWS), st.Table)
+	store := storetest.New(dynamodb.NewFromConfig(st.AWS), st.Table)
 	ids := chat.NewIDs()
 	ctx := context.Background()
 	room := newRoom(t, store, ids, chat.RoomActive, time.Now().Add(2*time.Hour))
-	svc := &rooms.Service{Store: store, IDs: ids, Now: time.Now}
+	svc := &rooms.Service{Store: store.Rooms, IDs: ids, Now: time.Now}
 
 	budget := func(what string) {
 		t.Helper()
@@ -74,9 +74,9 @@ func TestJoinAgainstDynamo(t *testing.T) {
 
 func TestJoinRefusesUnavailableRooms(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(dynamodb.NewFromConfig(st.AWS), st.Table)
+	store := storetest.New(dynamodb.NewFromConfig(st.AWS), st.Table)
 	ids := chat.NewIDs()
-	svc := &rooms.Service{Store: store, IDs: ids, Now: time.Now}
+	svc := &rooms.Service{Store: store.Rooms, IDs: ids, Now: time.Now}
 	for name, id := range map[string]string{
 		"unknown": ids.New(time.Now()),
 		"expired": newRoom(t, store, ids, chat.RoomActive, time.Now().Add(-time.Minute)).ID,
@@ -260,7 +260,7 @@ func TestExpiredSessionFreesItsSeat(t *testing.T) {
 	t0 := time.Now().UTC()
 	room := g.room(t, t0.Add(72*time.Hour))
 	c := &clock{now: t0}
-	svc := &rooms.Service{Store: g.store, IDs: g.ids, Now: c.Now}
+	svc := &rooms.Service{Store: g.store.Rooms, IDs: g.ids, Now: c.Now}
 	const client = "6f9619ff-8b86-d011-b42d-00cf4fc964ff"
 	early, err := svc.Join(ctx, rooms.JoinRequest{RoomID: room.ID, Nickname: "Early", PreferredLanguage: "en", ClientID: client})
 	if err != nil {

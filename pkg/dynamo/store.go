@@ -28,8 +28,8 @@ const MetaSK = "#META"
 
 // Table implements the storage interfaces of the service on one table.
 type Table struct {
-	Client    *dynamodb.Client
-	Name string
+	Client *dynamodb.Client
+	Name   string
 }
 
 // New returns a Store on table, using db.
@@ -62,7 +62,7 @@ func ClientSK(key string) string     { return "CLIENT#" + key }
 func GuestSK(id string) string       { return "GUEST#" + id }
 func ReaderUserSK(id string) string  { return "READER#USER#" + id }
 func ReaderGuestSK(id string) string { return "READER#GUEST#" + id }
-func ApiTokenPK(hash string) string  { return "APITOKEN#" + hash }
+func APITokenPK(hash string) string  { return "APITOKEN#" + hash }
 func SessionPK(hash string) string   { return "GSESSION#" + hash }
 func InboundPK(id string) string     { return "IWH#" + id }
 func OutboundSK(created time.Time, id string) string {
@@ -305,3 +305,9 @@ func (s *Table) BatchWrite(ctx context.Context, op string, reqs []types.WriteReq
 	}
 	return nil
 }
+
+// Batch sizes fixed by DynamoDB.
+const (
+	MaxBatchWrite = 25
+	MaxBatchGet   = 100
+)

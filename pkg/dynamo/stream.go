@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"strings"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -19,7 +20,7 @@ func MessageFromImage(image map[string]types.AttributeValue) (chat.Message, bool
 	if err := attributevalue.UnmarshalMap(image, &it); err != nil || !chat.ValidID(it.ID) {
 		return chat.Message{}, false
 	}
-	return it.message(), true
+	return it.Message(), true
 }
 
 // FromLambdaImage converts an image of a Lambda DynamoDB stream event into
@@ -59,4 +60,84 @@ func fromLambda(v events.DynamoDBAttributeValue) types.AttributeValue {
 		return &types.AttributeValueMemberM{Value: FromLambdaImage(v.Map())}
 	}
 	return &types.AttributeValueMemberNULL{Value: true}
+}
+
+// Changes the table's stream reports that become events.
+const (
+	ChangeMessage    = "message"    // a message stored
+	ChangeTranslated = "translated" // a message's translations finished
+	ChangeRoom       = "room"       // a room created
+	ChangeRoomClosed = "room_closed"
+	ChangeGuest      = "guest" // a guest joined or re-joined
+)
+
+// Change is a stream record that reports an event.
+type Change struct {
+	Kind         string
+	Message      chat.Message
+	TranslatedAt time.Time
+	Room         chat.Room
+	RoomCreated  time.Time
+	Guest        chat.Guest
+}
+
+// ChangeFromImage reads a stream record's event name and new image, and
+// false when it reports no event.
+func ChangeFromImage(eventName string, image map[string]types.AttributeValue) (Change, bool) {
+	pk, sk := GetS(image, AttrPK), GetS(image, AttrSK)
+	insert, modify := eventName == "INSERT", eventName == "MODIFY"
+	switch {
+	case strings.HasPrefix(pk, "CHAN#") && strings.HasPrefix(sk, MessagePrefix):
+		m, ok := MessageFromImage(image)
+		if !ok {
+			return Change{}, false
+		}
+		if insert {
+			return Change{Kind: ChangeMessage, Message: m}, true
+		}
+		at, err := time.Parse(time.RFC3339Nano, GetS(image, AttrTranslatedAt))
+		if modify && err == nil && GetS(image, AttrPendingShard) == "" {
+			return Change{Kind: ChangeTranslated, Message: m, TranslatedAt: at}, true
+		}
+	case strings.HasPrefix(pk, "ROOM#") && sk == MetaSK && (insert || modify):
+		var r RoomRecord
+		if err := attributevalue.UnmarshalMap(image, &r); err != nil || !chat.ValidID(r.ID) {
+			return Change{}, false
+		}
+		if insert {
+			return Change{Kind: ChangeRoom, Room: r.Room(), RoomCreated: r.CreatedAt}, true
+		}
+		if r.Status == chat.RoomClosed {
+			return Change{Kind: ChangeRoomClosed, Room: r.Room(), RoomCreated: r.CreatedAt}, true
+		}
+	case strings.HasPrefix(pk, "ROOM#") && strings.HasPrefix(sk, "GUEST#") && (insert || modify):
+		var g GuestItem
+		if err := attributevalue.UnmarshalMap(image, &g); err != nil || !chat.ValidID(g.ID) {
+			return Change{}, false
+		}
+		return Change{Kind: ChangeGuest, Guest: chat.Guest{ID: g.ID, RoomID: g.RoomID, WorkspaceID: g.WorkspaceID, ChannelID: g.ChannelID,
+			Nickname: g.Nickname, PreferredLanguage: g.PreferredLanguage, CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt}}, true
+	}
+	return Change{}, false
+}
+
+// seqDigits is the width sequence numbers are padded to in a sort key, so
+// that string order is numeric order (they have up to 40 digits).
+const SeqDigits = 40
+
+// StreamRecord is one record of the table's stream as the relay reads it:
+// what the relay's work depends on, and no more (the old image is not).
+type StreamRecord struct {
+	// Seq is the record's sequence number.
+	Seq       string
+	EventName string
+	// At is the record's approximate creation time.
+	At    time.Time
+	Image map[string]types.AttributeValue
+}
+
+// StreamRecordOf converts a record of a Lambda DynamoDB stream event.
+func StreamRecordOf(rec events.DynamoDBEventRecord) StreamRecord {
+	return StreamRecord{Seq: rec.Change.SequenceNumber, EventName: rec.EventName,
+		At: rec.Change.ApproximateCreationDateTime.Time, Image: FromLambdaImage(rec.Change.NewImage)}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/dynamo"
 )
 
@@ -17,7 +18,7 @@ import (
 // keeps one copy.
 func TestParkedStreamRecords(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(st.DB, st.Table)
+	store := storetest.New(st.DB, st.Table)
 	ctx := context.Background()
 	at := time.Date(2026, 11, 25, 10, 0, 0, 123456789, time.UTC)
 	rec := func(seq, event string) dynamo.StreamRecord {
@@ -28,14 +29,14 @@ func TestParkedStreamRecords(t *testing.T) {
 	const stream, other = "arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/1", "arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/2"
 	recs := []dynamo.StreamRecord{rec("9", "INSERT"), rec("10", "MODIFY"), rec("100", "INSERT"), rec("1000", "INSERT")}
 	for range 2 {
-		if err := store.ParkStreamRecords(ctx, stream, recs, at); err != nil {
+		if err := store.Relay.ParkStreamRecords(ctx, stream, recs, at); err != nil {
 			t.Fatalf("park: %v", err)
 		}
 	}
-	if err := store.ParkStreamRecords(ctx, other, []dynamo.StreamRecord{rec("11", "INSERT")}, at); err != nil {
+	if err := store.Relay.ParkStreamRecords(ctx, other, []dynamo.StreamRecord{rec("11", "INSERT")}, at); err != nil {
 		t.Fatalf("park on another stream: %v", err)
 	}
-	got, err := store.ParkedStreamRecords(ctx, stream, "9", "100")
+	got, err := store.Relay.ParkedStreamRecords(ctx, stream, "9", "100")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestParkedStreamRecords(t *testing.T) {
 	if strings.Join(seqs, ",") != "9,10,100" || got[1].EventName != "MODIFY" {
 		t.Fatalf("got %v (second %q), want 9,10,100 with 10 a MODIFY", seqs, got[1].EventName)
 	}
-	if none, err := store.ParkedStreamRecords(ctx, stream, "1001", "2000"); err != nil || len(none) != 0 {
+	if none, err := store.Relay.ParkedStreamRecords(ctx, stream, "1001", "2000"); err != nil || len(none) != 0 {
 		t.Fatalf("empty range: got %d records (%v), want none", len(none), err)
 	}
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/translation"
@@ -59,7 +59,7 @@ func sortedReaders(rs []translation.Reader) []translation.Reader {
 
 func TestReadersOfAChannel(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(st.DB, st.Table)
+	store := storetest.New(st.DB, st.Table)
 	ids := chat.NewIDs()
 	now := time.Now()
 	id := func() string { return ids.New(now) }
@@ -83,7 +83,7 @@ func TestReadersOfAChannel(t *testing.T) {
 	)
 
 	st.Calls.Reset()
-	got, err := store.Readers(context.Background(), channel, now)
+	got, err := store.Translation.Readers(context.Background(), channel, now)
 	if err != nil {
 		t.Fatalf("Readers: %v", err)
 	}
@@ -100,7 +100,7 @@ func TestReadersOfAChannel(t *testing.T) {
 	}
 
 	// The same room read an hour and a minute later has expired.
-	got, err = store.Readers(context.Background(), channel, now.Add(61*time.Minute))
+	got, err = store.Translation.Readers(context.Background(), channel, now.Add(61*time.Minute))
 	if err != nil {
 		t.Fatalf("Readers later: %v", err)
 	}
@@ -113,7 +113,7 @@ func TestReadersOfAChannel(t *testing.T) {
 
 func TestReadersPaginates(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(st.DB, st.Table)
+	store := storetest.New(st.DB, st.Table)
 	ids := chat.NewIDs()
 	channel := ids.New(time.Now())
 	// Five 300 KB readers exceed one 1 MB Query page.
@@ -127,7 +127,7 @@ func TestReadersPaginates(t *testing.T) {
 		want = append(want, u)
 	}
 	st.Calls.Reset()
-	got, err := store.Readers(context.Background(), channel, time.Now())
+	got, err := store.Translation.Readers(context.Background(), channel, time.Now())
 	if err != nil {
 		t.Fatalf("Readers: %v", err)
 	}
@@ -145,7 +145,7 @@ func TestReadersPaginates(t *testing.T) {
 }
 
 // putMessage stores a message of channel as a post does and returns its id.
-func putMessage(t *testing.T, store *dynamo.Table, channel string) string {
+func putMessage(t *testing.T, store *storetest.Stores, channel string) string {
 	t.Helper()
 	ids := chat.NewIDs()
 	now := time.Now()
@@ -160,9 +160,9 @@ func putMessage(t *testing.T, store *dynamo.Table, channel string) string {
 
 // listed returns the translated languages the guest list reads on the
 // Message of channel, sorted.
-func listed(t *testing.T, store *dynamo.Table, channel, msg string) []string {
+func listed(t *testing.T, store *storetest.Stores, channel, msg string) []string {
 	t.Helper()
-	page, err := store.ListMessages(context.Background(), channel, "", 100)
+	page, err := store.Rooms.ListMessages(context.Background(), channel, "", 100)
 	if err != nil {
 		t.Fatalf("list messages: %v", err)
 	}
@@ -190,7 +190,7 @@ func doneLanguages(done map[string]bool) []string {
 
 func TestSaveAndListTranslations(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(st.DB, st.Table)
+	store := storetest.New(st.DB, st.Table)
 	ids := chat.NewIDs()
 	ctx := context.Background()
 	channel := ids.New(time.Now())
@@ -210,18 +210,18 @@ func TestSaveAndListTranslations(t *testing.T) {
 	}
 	sort.Strings(want)
 	st.Calls.Reset()
-	if err := store.SaveTranslations(ctx, channel, msg, ts, true); err != nil {
+	if err := store.Translation.SaveTranslations(ctx, channel, msg, ts, true); err != nil {
 		t.Fatalf("SaveTranslations: %v", err)
 	}
 	if calls, want := st.Calls.Calls(), []string{"DynamoDB.BatchWriteItem", "DynamoDB.BatchWriteItem", "DynamoDB.UpdateItem"}; !reflect.DeepEqual(calls, want) {
 		t.Fatalf("SaveTranslations of 30 made %v, want %v", calls, want)
 	}
-	if err := store.SaveTranslations(ctx, channel, other, []chat.Translation{{MessageID: other, Language: "fr", Content: "Salut", CreatedAt: created}}, false); err != nil {
+	if err := store.Translation.SaveTranslations(ctx, channel, other, []chat.Translation{{MessageID: other, Language: "fr", Content: "Salut", CreatedAt: created}}, false); err != nil {
 		t.Fatalf("SaveTranslations: %v", err)
 	}
 
 	st.Calls.Reset()
-	stored, err := store.Message(ctx, channel, msg)
+	stored, err := store.Translation.Message(ctx, channel, msg)
 	if err != nil {
 		t.Fatalf("Message: %v", err)
 	}
@@ -232,7 +232,7 @@ func TestSaveAndListTranslations(t *testing.T) {
 		t.Fatalf("Message: got %v %q marked %v, want %v \"Hello\", finished", got, stored.Content, stored.Marked, want)
 	}
 	// A save that is not finished leaves the marker.
-	if st, err := store.Message(ctx, channel, other); err != nil || !st.Marked || st.Content != "Hello" {
+	if st, err := store.Translation.Message(ctx, channel, other); err != nil || !st.Marked || st.Content != "Hello" {
 		t.Fatalf("Message of a message saved unfinished: %+v %v, want it marked", st, err)
 	}
 	// The guest list reads the same set off the message items.
@@ -244,7 +244,7 @@ func TestSaveAndListTranslations(t *testing.T) {
 	}
 
 	// A later save adds to the set; a language saved again is not repeated.
-	if err := store.SaveTranslations(ctx, channel, other, []chat.Translation{
+	if err := store.Translation.SaveTranslations(ctx, channel, other, []chat.Translation{
 		{MessageID: other, Language: "fr", Content: "Salut !", CreatedAt: created},
 		{MessageID: other, Language: "de", Content: "Hallo", CreatedAt: created},
 	}, true); err != nil {
@@ -285,28 +285,28 @@ func TestSaveAndListTranslations(t *testing.T) {
 		t.Fatalf("message item's translated_languages is %#v, want a string set of 2", out.Item["translated_languages"])
 	}
 
-	none, err := store.Message(ctx, channel, putMessage(t, store, channel))
+	none, err := store.Translation.Message(ctx, channel, putMessage(t, store, channel))
 	if err != nil || len(none.Done) != 0 || !none.Marked {
 		t.Fatalf("Message of an untranslated message: %+v, %v; want none done, marked", none, err)
 	}
 	// Another channel's message of the same id is another item: none.
-	if got, err := store.Message(ctx, ids.New(time.Now()), msg); !chat.IsCode(err, chat.ENotFound) {
+	if got, err := store.Translation.Message(ctx, ids.New(time.Now()), msg); !chat.IsCode(err, chat.ENotFound) {
 		t.Fatalf("Message in another channel: %+v, %v; want %s", got, err, chat.ENotFound)
 	}
 	// Translations are of the message they are saved for.
-	if err := store.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: other, Language: "it"}}, true); !chat.IsCode(err, chat.EInternal) {
+	if err := store.Translation.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: other, Language: "it"}}, true); !chat.IsCode(err, chat.EInternal) {
 		t.Fatalf("saving another message's translation: got %v, want %s", err, chat.EInternal)
 	}
 }
 
 func TestSaveTranslationsOfAGoneMessage(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(st.DB, st.Table)
+	store := storetest.New(st.DB, st.Table)
 	ids := chat.NewIDs()
 	ctx := context.Background()
 	channel, msg := ids.New(time.Now()), ids.New(time.Now())
 	st.Calls.Reset()
-	if err := store.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: msg, Language: "es", Content: "Hola"}}, true); err != nil {
+	if err := store.Translation.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: msg, Language: "es", Content: "Hola"}}, true); err != nil {
 		t.Fatalf("SaveTranslations of a message that does not exist: %v, want nothing to do", err)
 	}
 	if calls, want := st.Calls.Calls(), []string{"DynamoDB.BatchWriteItem", "DynamoDB.UpdateItem"}; !reflect.DeepEqual(calls, want) {
@@ -323,9 +323,9 @@ func TestSaveTranslationsOfAGoneMessage(t *testing.T) {
 
 func TestTranslatedLanguagesOfAGoneMessage(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(st.DB, st.Table)
+	store := storetest.New(st.DB, st.Table)
 	ids := chat.NewIDs()
-	_, err := store.Message(context.Background(), ids.New(time.Now()), ids.New(time.Now()))
+	_, err := store.Translation.Message(context.Background(), ids.New(time.Now()), ids.New(time.Now()))
 	if !chat.IsCode(err, chat.ENotFound) {
 		t.Fatalf("got %v, want %s: the message does not exist", err, chat.ENotFound)
 	}
@@ -333,7 +333,7 @@ func TestTranslatedLanguagesOfAGoneMessage(t *testing.T) {
 
 // translationJob seeds a channel whose readers read en, en-GB, es-ES and
 // es-MX, and a message in it, and returns the message's job.
-func translationJob(t *testing.T, st *stacktest.Stack, store *dynamo.Table) messages.Job {
+func translationJob(t *testing.T, st *stacktest.Stack, store *storetest.Stores) messages.Job {
 	t.Helper()
 	ids := chat.NewIDs()
 	now := time.Now()
@@ -356,11 +356,11 @@ func translationJob(t *testing.T, st *stacktest.Stack, store *dynamo.Table) mess
 // redelivery.
 func TestTranslationServiceAgainstDynamo(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(st.DB, st.Table)
+	store := storetest.New(st.DB, st.Table)
 	job := translationJob(t, st, store)
 	calls := 0
 	tr := &countingTranslator{langs: translation.NewLanguages("en", "es"), calls: &calls}
-	svc := &translation.Service{Store: store, Translator: tr}
+	svc := &translation.Service{Store: store.Translation, Translator: tr}
 
 	st.Calls.Reset()
 	if err := svc.Process(context.Background(), job); err != nil {
@@ -397,11 +397,11 @@ func TestCrashBetweenTheTwoWritesIsRedone(t *testing.T) {
 		name := map[bool]string{stacktest.Before: "update never sent", stacktest.After: "update answer lost"}[when]
 		t.Run(name, func(t *testing.T) {
 			st := stacktest.New(t)
-			store := dynamo.New(st.DB, st.Table)
+			store := storetest.New(st.DB, st.Table)
 			job := translationJob(t, st, store)
 			calls := 0
 			tr := &countingTranslator{langs: translation.NewLanguages("en", "es"), calls: &calls}
-			svc := &translation.Service{Store: store, Translator: tr}
+			svc := &translation.Service{Store: store.Translation, Translator: tr}
 
 			st.Faults.Fail("DynamoDB.UpdateItem", 0, when)
 			err := svc.Process(context.Background(), job)
@@ -448,11 +448,11 @@ func TestCrashBetweenTheTwoWritesIsRedone(t *testing.T) {
 // the message again.
 func TestRecordingTranslationsIsNotAnOutboxEvent(t *testing.T) {
 	st := stacktest.New(t)
-	store := dynamo.New(st.DB, st.Table)
+	store := storetest.New(st.DB, st.Table)
 	ctx := context.Background()
 	channel := chat.NewIDs().New(time.Now())
 	msg := putMessage(t, store, channel)
-	if err := store.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: msg, Language: "es", Content: "Hola"}}, true); err != nil {
+	if err := store.Translation.SaveTranslations(ctx, channel, msg, []chat.Translation{{MessageID: msg, Language: "es", Content: "Hola"}}, true); err != nil {
 		t.Fatalf("SaveTranslations: %v", err)
 	}
 

@@ -5,7 +5,8 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/app"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/inboundstore"
+	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
 	"github.com/chatbridge/chat/pkg/inbound"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -13,7 +14,7 @@ import (
 // Service is the inbound webhook decision service with its webhook
 // settings cached for ttl.
 func Service(a *app.App, ttl time.Duration) *inbound.Service {
-	st := dynamo.New(a.DB, a.Table)
+	st := inboundstore.New(a.DB, a.Table)
 	cache := &inbound.Cache{Source: st, TTL: ttl, NegativeTTL: min(ttl, 5*time.Second), Now: a.Now}
 	return &inbound.Service{Configs: cache, Quota: st, Store: st, IDs: a.IDs, Now: a.Now}
 }
@@ -29,6 +30,5 @@ func Inbound(a *app.App) (http.Handler, error) {
 
 // RequestLog builds ListInboundRequestsFunction.
 func RequestLog(a *app.App) (http.Handler, error) {
-	st := dynamo.New(a.DB, a.Table)
-	return RequestLogHandler(&workspaces.Authenticator{Tokens: st}, st, a.Cursor), nil
+	return RequestLogHandler(&workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)}, inboundstore.New(a.DB, a.Table), a.Cursor), nil
 }

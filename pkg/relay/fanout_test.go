@@ -37,7 +37,7 @@ func TestFanoutFromTheStream(t *testing.T) {
 	ev := allStreamRecords(t, w)
 	dq := w.st.Resources.Queues["DeliveryQueue"]
 	r := &relay.Relay{Queue: sqsqueue.New(w.st.SQS, w.st.Resources.Queues["TranslationQueue"]),
-		Events: &relay.Fanout{Store: w.store, Queue: sqsqueue.New(w.st.SQS, dq)}}
+		Events: &relay.Fanout{Store: w.store.Relay, Queue: sqsqueue.New(w.st.SQS, dq)}}
 	first := map[string]string{}
 	for round := range 2 {
 		resp, err := r.HandleStream(ctx, ev)
@@ -131,7 +131,7 @@ func seedEveryEvent(t *testing.T, w *world) (rooms.ManagedRoom, chat.Message) {
 		"url": "https://support.example.invalid/", "signing_secret": "s"})
 	room := rooms.ManagedRoom{Room: chat.Room{ID: ids.New(now), WorkspaceID: ws, ChannelID: w.channel, Name: "Support <1>",
 		Status: chat.RoomActive, ExpiresAt: now.Add(time.Hour)}, CreatedAt: now}
-	if err := w.store.CreateRoom(ctx, room); err != nil {
+	if err := w.store.Rooms.CreateRoom(ctx, room); err != nil {
 		t.Fatal(err)
 	}
 	guest := ids.New(now)
@@ -144,11 +144,11 @@ func seedEveryEvent(t *testing.T, w *world) (rooms.ManagedRoom, chat.Message) {
 	if err := w.store.PutMessage(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.store.SaveTranslations(ctx, w.channel, m.ID, []chat.Translation{{MessageID: m.ID, Language: "en", Content: "hello <b>",
+	if err := w.store.Translation.SaveTranslations(ctx, w.channel, m.ID, []chat.Translation{{MessageID: m.ID, Language: "en", Content: "hello <b>",
 		SourceLanguage: "es", CreatedAt: now}}, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.store.CloseRoom(ctx, room); err != nil {
+	if err := w.store.Rooms.CloseRoom(ctx, room); err != nil {
 		t.Fatal(err)
 	}
 	return room, m

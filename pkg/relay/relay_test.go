@@ -17,8 +17,8 @@ import (
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/queueapi"
 	"github.com/chatbridge/chat/pkg/translation"
@@ -31,14 +31,14 @@ var ids = chat.NewIDs()
 // world is one test's stack with a channel read in Spanish.
 type world struct {
 	st      *stacktest.Stack
-	store   *dynamo.Store
+	store   *storetest.Stores
 	channel string
 }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	st := stacktest.New(t)
-	w := &world{st: st, store: dynamo.New(st.DB, st.Table), channel: ids.New(time.Now())}
+	w := &world{st: st, store: storetest.New(st.DB, st.Table), channel: ids.New(time.Now())}
 	reader := map[string]any{"pk": "CHAN#" + w.channel, "sk": "READER#USER#" + ids.New(time.Now()), "kind": "user",
 		"id": ids.New(time.Now()), "language": "es-ES"}
 	av, err := attributevalue.MarshalMap(reader)
@@ -81,7 +81,7 @@ func (s *spanish) Translate(_ context.Context, text, _, target string) (translat
 func (w *world) translateQueue(t *testing.T, tr translation.Translator) int {
 	t.Helper()
 	ctx := context.Background()
-	h := queueapi.NewTranslateHandler(&translation.Service{Store: w.store, Translator: tr})
+	h := queueapi.NewTranslateHandler(&translation.Service{Store: w.store.Translation, Translator: tr})
 	url := w.st.Resources.Queues["TranslationQueue"]
 	n := 0
 	for {
@@ -184,5 +184,5 @@ func (w *world) streamEvent(t *testing.T) (events.DynamoDBEvent, string) {
 type translationService struct{ w *world }
 
 func (s *translationService) process(ctx context.Context, job messages.Job) error {
-	return (&translation.Service{Store: s.w.store, Translator: &spanish{}}).Process(ctx, job)
+	return (&translation.Service{Store: s.w.store.Translation, Translator: &spanish{}}).Process(ctx, job)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	evs "github.com/chatbridge/chat/pkg/events"
@@ -106,14 +107,14 @@ func deliveryKeys(t *testing.T, bodies []string) []string {
 
 func (w *world) outboxRelay() *relay.Relay {
 	return &relay.Relay{Queue: sqsqueue.New(w.st.SQS, w.st.Resources.Queues["TranslationQueue"]),
-		Events:  &relay.Fanout{Store: w.store, Queue: sqsqueue.New(w.st.SQS, w.st.Resources.Queues["DeliveryQueue"])},
-		Parking: w.store}
+		Events:  &relay.Fanout{Store: w.store.Relay, Queue: sqsqueue.New(w.st.SQS, w.st.Resources.Queues["DeliveryQueue"])},
+		Parking: w.store.Relay}
 }
 
 func (w *world) replayer() *relay.Replayer {
 	q := sqsqueue.New(w.st.SQS, w.st.Resources.Queues["TranslationQueue"])
-	return &relay.Replayer{Failures: sqsqueue.New(w.st.SQS, w.st.Resources.Queues["RelayFailureQueue"]), Parked: w.store,
-		Relay: w.outboxRelay(), Sweep: &relay.Sweep{Store: w.store, Queue: q}}
+	return &relay.Replayer{Failures: sqsqueue.New(w.st.SQS, w.st.Resources.Queues["RelayFailureQueue"]), Parked: w.store.Relay,
+		Relay: w.outboxRelay(), Sweep: &relay.Sweep{Store: w.store.Translation, Queue: q}}
 }
 
 // TestRelayFailureThenReplayRestoresEverything: every kind of change that
@@ -198,7 +199,7 @@ func TestRelayParksBeforeItsTimeout(t *testing.T) {
 		t.Fatalf("got %+v %v, want the one record failed", resp, err)
 	}
 	seq := ev.Records[0].Change.SequenceNumber
-	parked, err := w.store.ParkedStreamRecords(context.Background(), w.st.Resources.StreamARN, seq, seq)
+	parked, err := w.store.Relay.ParkedStreamRecords(context.Background(), w.st.Resources.StreamARN, seq, seq)
 	if err != nil || len(parked) != 1 {
 		t.Fatalf("got %d parked records (%v), want 1", len(parked), err)
 	}
@@ -278,7 +279,7 @@ func BenchmarkReplay10000(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
 		w := &world{st: stacktest.New(b), channel: ids.New(time.Now())}
-		w.store = dynamo.New(w.st.DB, w.st.Table)
+		w.store = storetest.New(w.st.DB, w.st.Table)
 		stream := w.st.Resources.StreamARN
 		ctx := context.Background()
 		now := time.Now().UTC()
@@ -309,7 +310,7 @@ func BenchmarkReplay10000(b *testing.B) {
 			image["id"], image["sk"] = &types.AttributeValueMemberS{Value: id}, &types.AttributeValueMemberS{Value: "MSG#" + id}
 			recs[i] = dynamo.StreamRecord{Seq: fmt.Sprintf("1%020d", i), EventName: "INSERT", At: now, Image: image}
 		}
-		if err := w.store.ParkStreamRecords(ctx, stream, recs, now); err != nil {
+		if err := w.store.Relay.ParkStreamRecords(ctx, stream, recs, now); err != nil {
 			b.Fatal(err)
 		}
 		for i := 0; i < records; i += batch {

@@ -39,12 +39,12 @@ func TestRelayFailsForGoodThenTheSweepTranslates(t *testing.T) {
 
 	queue := sqsqueue.New(w.st.SQS, w.st.Resources.Queues["TranslationQueue"])
 	at := func(d time.Duration) chat.Clock { return func() time.Time { return posted.Add(d) } }
-	early, err := (&relay.Sweep{Store: w.store, Queue: queue, Now: at(dynamo.PendingGrace - time.Minute)}).Run(ctx)
+	early, err := (&relay.Sweep{Store: w.store.Translation, Queue: queue, Now: at(dynamo.PendingGrace - time.Minute)}).Run(ctx)
 	if err != nil || early.Due != 0 {
 		t.Fatalf("sweep within the grace period: %+v %v, want nothing due", early, err)
 	}
 	w.st.Calls.Reset()
-	sw := &relay.Sweep{Store: w.store, Queue: queue, Now: at(25 * time.Hour)}
+	sw := &relay.Sweep{Store: w.store.Translation, Queue: queue, Now: at(25 * time.Hour)}
 	res, err := sw.Run(ctx)
 	if err != nil || res != (relay.SweepResult{Due: 1, Requeued: 1}) {
 		t.Fatalf("sweep: %+v %v, want the message requeued", res, err)
@@ -66,7 +66,7 @@ func TestRelayFailsForGoodThenTheSweepTranslates(t *testing.T) {
 	if w.marked(t, id) {
 		t.Fatalf("the translated message is still marked")
 	}
-	if res, err := (&relay.Sweep{Store: w.store, Queue: queue, Now: at(48 * time.Hour)}).Run(ctx); err != nil || res.Due != 0 {
+	if res, err := (&relay.Sweep{Store: w.store.Translation, Queue: queue, Now: at(48 * time.Hour)}).Run(ctx); err != nil || res.Due != 0 {
 		t.Fatalf("next sweep: %+v %v, want nothing due", res, err)
 	}
 }
@@ -85,7 +85,7 @@ func TestSweepGivesUp(t *testing.T) {
 	var gaveUp int
 	for run := 0; run < 40 && gaveUp == 0; run++ {
 		now = now.Add(30 * time.Minute)
-		res, err := (&relay.Sweep{Store: w.store, Queue: q, Now: func() time.Time { return now }}).Run(ctx)
+		res, err := (&relay.Sweep{Store: w.store.Translation, Queue: q, Now: func() time.Time { return now }}).Run(ctx)
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
@@ -98,7 +98,7 @@ func TestSweepGivesUp(t *testing.T) {
 	if span := now.Sub(posted); span < 7*time.Hour {
 		t.Fatalf("gave up %v after the post, want the backoff to double", span)
 	}
-	res, err := (&relay.Sweep{Store: w.store, Queue: q, Now: func() time.Time { return now.Add(30 * 24 * time.Hour) }}).Run(ctx)
+	res, err := (&relay.Sweep{Store: w.store.Translation, Queue: q, Now: func() time.Time { return now.Add(30 * 24 * time.Hour) }}).Run(ctx)
 	if err != nil || res.Due != 0 || q.sent != relay.DefaultMaxAttempts {
 		t.Fatalf("after giving up: %+v %v, %d sent; want nothing due", res, err, q.sent)
 	}

@@ -4,7 +4,8 @@ import (
 	"net/http"
 
 	"github.com/chatbridge/chat/pkg/app"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
+	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -14,27 +15,27 @@ import (
 
 // Join builds JoinRoomFunction.
 func Join(a *app.App) (http.Handler, error) {
-	st := dynamo.New(a.DB, a.Table)
+	st := roomstore.New(a.DB, a.Table)
 	return JoinHandler(&rooms.Service{Store: st, IDs: a.IDs, Now: a.Now}, a.Metrics), nil
 }
 
 // GuestMessages builds ListGuestMessagesFunction.
 func GuestMessages(a *app.App) (http.Handler, error) {
-	st := dynamo.New(a.DB, a.Table)
+	st := roomstore.New(a.DB, a.Table)
 	return GuestMessagesHandler(&rooms.GuestAuth{Sessions: st, Now: a.Now}, &rooms.Lister{Store: st}, a.Cursor), nil
 }
 
 // PostGuestMessage builds PostGuestMessageFunction.
 func PostGuestMessage(a *app.App) (http.Handler, error) {
-	st := dynamo.New(a.DB, a.Table)
+	st := roomstore.New(a.DB, a.Table)
 	return PostGuestMessageHandler(&rooms.GuestAuth{Sessions: st, Now: a.Now},
 		&rooms.Poster{Store: st, Rate: st, IDs: a.IDs, Now: a.Now}), nil
 }
 
 // manager is the workspace's room management, and its authenticator.
 func manager(a *app.App) (*workspaces.Authenticator, *rooms.Manager) {
-	st := dynamo.New(a.DB, a.Table)
-	return &workspaces.Authenticator{Tokens: st}, &rooms.Manager{Store: st, IDs: a.IDs, Now: a.Now}
+	return &workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)},
+		&rooms.Manager{Store: roomstore.New(a.DB, a.Table), IDs: a.IDs, Now: a.Now}
 }
 
 // CreateRoom builds CreateRoomFunction.

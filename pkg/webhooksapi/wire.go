@@ -6,7 +6,8 @@ import (
 
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
+	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/webhooks"
 	"github.com/chatbridge/chat/pkg/workspaces"
@@ -19,8 +20,7 @@ func Service(a *app.App) (*workspaces.Authenticator, *webhooks.Service, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", app.EnvOutboundAllowCIDRS, err)
 	}
-	st := dynamo.New(a.DB, a.Table)
-	return &workspaces.Authenticator{Tokens: st}, &webhooks.Service{Store: st, IDs: a.IDs, Now: a.Now, Allow: allow}, nil
+	return auth(a), &webhooks.Service{Store: webhookstore.New(a.DB, a.Table), IDs: a.IDs, Now: a.Now, Allow: allow}, nil
 }
 
 // with builds a management handler on Service.
@@ -71,18 +71,20 @@ func AuditEvents(a *app.App) (http.Handler, error) {
 
 // InboundWebhooks builds ListInboundWebhooksFunction.
 func InboundWebhooks(a *app.App) (http.Handler, error) {
-	st := dynamo.New(a.DB, a.Table)
-	return InboundWebhooksHandler(&workspaces.Authenticator{Tokens: st}, st, a.Cursor), nil
+	return InboundWebhooksHandler(auth(a), webhookstore.New(a.DB, a.Table), a.Cursor), nil
 }
 
 // OutboundWebhooks builds ListOutboundWebhooksFunction.
 func OutboundWebhooks(a *app.App) (http.Handler, error) {
-	st := dynamo.New(a.DB, a.Table)
-	return OutboundWebhooksHandler(&workspaces.Authenticator{Tokens: st}, st, a.Cursor), nil
+	return OutboundWebhooksHandler(auth(a), webhookstore.New(a.DB, a.Table), a.Cursor), nil
 }
 
 // SupportWebhooks builds ListSupportWebhooksFunction.
 func SupportWebhooks(a *app.App) (http.Handler, error) {
-	st := dynamo.New(a.DB, a.Table)
-	return SupportWebhooksHandler(&workspaces.Authenticator{Tokens: st}, st, a.Cursor), nil
+	return SupportWebhooksHandler(auth(a), webhookstore.New(a.DB, a.Table), a.Cursor), nil
+}
+
+// auth is the workspace authenticator on the API tokens.
+func auth(a *app.App) *workspaces.Authenticator {
+	return &workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)}
 }

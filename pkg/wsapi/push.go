@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/connstore"
 	"github.com/chatbridge/chat/pkg/realtime"
 )
 
@@ -31,7 +32,7 @@ type Push struct {
 // batch, records already pushed included.
 func (p *Push) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	for i, rec := range ev.Records {
-		c, ok := dynamo.RealtimeChange(rec.EventName, dynamo.FromLambdaImage(rec.Change.OldImage), dynamo.FromLambdaImage(rec.Change.NewImage))
+		c, ok := connstore.RealtimeChange(rec.EventName, dynamo.FromLambdaImage(rec.Change.OldImage), dynamo.FromLambdaImage(rec.Change.NewImage))
 		if !ok {
 			continue
 		}

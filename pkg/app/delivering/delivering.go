@@ -13,7 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/delivery"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
+	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
@@ -41,7 +42,7 @@ func Guard() (*netguard.Guard, error) {
 // Deliverer builds the delivery function's deliverer on the queue at
 // queueURL, from the environment (DELIVERY_SCHEDULE, OUTBOUND_ALLOW_*).
 func Deliverer(a *app.App, queueURL string) (*delivery.Deliverer, error) {
-	st := dynamo.New(a.DB, a.Table)
+	st := deliverystore.New(a.DB, a.Table)
 	sched, err := delivery.ParseSchedule(os.Getenv(EnvDeliverySchedule))
 	if err != nil {
 		return nil, err
@@ -60,6 +61,6 @@ func Deliverer(a *app.App, queueURL string) (*delivery.Deliverer, error) {
 
 // Fanout builds the relay's event fan-out onto the delivery queue.
 func Fanout(a *app.App, queueURL string) *relay.Fanout {
-	st := dynamo.New(a.DB, a.Table)
+	st := relaystore.New(a.DB, a.Table)
 	return &relay.Fanout{Store: st, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Now: a.Now}
 }

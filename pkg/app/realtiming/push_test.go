@@ -16,6 +16,7 @@ import (
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/internal/wsgateway"
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
@@ -23,7 +24,6 @@ import (
 	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/coder/websocket"
 )
@@ -100,7 +100,7 @@ func newPushRig(t *testing.T, n int, latency time.Duration, tune func(*realtime.
 			t.Fatal(err)
 		}
 		id := <-ids
-		if err := dynamo.New(a.DB, a.Table).PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user,
+		if err := storetest.New(a.DB, a.Table).Conns.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user,
 			Token: token, Language: "en", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func (r *pushRig) post(t *testing.T, n int) []string {
 		m := chat.Message{ID: ids.New(now), WorkspaceID: "01JD9N0V80G9T6DXN5EAY6K8H4", ChannelID: channel, Content: "hello",
 			Author:         chat.Author{Type: chat.AuthorGuest, ID: ids.New(now), Name: "Ana", Language: "en"},
 			SourceLanguage: "en", Status: chat.MessageQueued, CreatedAt: now}
-		if err := dynamo.New(r.a.DB, r.a.Table).PutMessage(context.Background(), m); err != nil {
+		if err := storetest.New(r.a.DB, r.a.Table).PutMessage(context.Background(), m); err != nil {
 			t.Fatalf("put message: %v", err)
 		}
 		out = append(out, m.ID)

@@ -17,7 +17,9 @@ import (
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/connstore"
+	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
+	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
 	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/chatbridge/chat/pkg/rooms"
@@ -34,16 +36,16 @@ const (
 // Route is RealtimeFunction's handler (the WebSocket API's
 // $default route), answering through sender.
 func Route(a *app.App, sender *apigwmanagement.Client) *wsapi.Route {
-	st := dynamo.New(a.DB, a.Table)
+	st, rs := connstore.New(a.DB, a.Table), roomstore.New(a.DB, a.Table)
 	return &wsapi.Route{Sender: sender, Subscriber: &realtime.Subscriber{
-		Sessions:     st,
-		Guests:       &rooms.GuestAuth{Sessions: st, Now: a.Now},
-		Members:      &workspaces.Authenticator{Tokens: st},
+		Sessions:     rs,
+		Guests:       &rooms.GuestAuth{Sessions: rs, Now: a.Now},
+		Members:      &workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)},
 		Store:        st,
 		Probe:        sender.Alive,
 		Now:          a.Now,
 		Backfills:    st,
-		Translations: st,
+		Translations: rs,
 		Encode:       messageview.Encode,
 		Cursor:       backfillCursor(a),
 	}, Typist: &realtime.Typist{Typing: st, Store: st, Sender: sender, Now: a.Now}}
@@ -88,13 +90,13 @@ func pushConcurrency() (int, error) {
 // has checked it), and remembering across invocations which connections an
 // unfinished change was sent to.
 func Push(a *app.App, sender realtime.Sender) *wsapi.Push {
-	st := dynamo.New(a.DB, a.Table)
+	st, rs := connstore.New(a.DB, a.Table), roomstore.New(a.DB, a.Table)
 	n, err := pushConcurrency()
 	if err != nil {
 		n = realtime.DefaultConcurrency
 	}
 	return &wsapi.Push{Pusher: &realtime.Pusher{
-		Store: st, Translations: st, Sender: sender, Encode: messageview.Encode, Now: a.Now,
+		Store: st, Translations: rs, Sender: sender, Encode: messageview.Encode, Now: a.Now,
 		Concurrency: n, Sent: &realtime.Sent{},
 	}}
 }

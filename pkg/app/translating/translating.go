@@ -17,7 +17,7 @@ import (
 	"github.com/chatbridge/chat/pkg/apertium"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
 	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/queueapi"
 	"github.com/chatbridge/chat/pkg/translation"
@@ -82,7 +82,7 @@ func Service(a *app.App) (*translation.Service, string, error) {
 			return nil, "", fmt.Errorf("%s: %q is not a whole number from 1 to %d", EnvTranslateConcurrency, v, maxTranslateConcurrency)
 		}
 	}
-	st := dynamo.New(a.DB, a.Table)
+	st := translationstore.New(a.DB, a.Table)
 	svc := &translation.Service{Store: st, Translator: tr, Concurrency: n, Now: a.Now,
 		Budget: &translation.Budget{Store: st}}
 	if a.Metrics != nil {

@@ -1,4 +1,4 @@
-package dynamo
+package translationstore
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/messages"
 )
 
@@ -34,26 +35,26 @@ type pendingRow struct {
 // more than a page of due markers in one. The index is eventually
 // consistent: a marker cleared a moment ago may still be listed, which
 // costs a duplicate job, never a lost one. Errors: EUnavailable, EInternal.
-func (s *Table) DuePending(ctx context.Context, now time.Time, limit int) ([]messages.Pending, error) {
+func (s *Store) DuePending(ctx context.Context, now time.Time, limit int) ([]messages.Pending, error) {
 	var out []messages.Pending
-	before := SortTime(now)
-	for shard := 0; shard < PendingShards && len(out) < limit; shard++ {
+	before := dynamo.SortTime(now)
+	for shard := 0; shard < dynamo.PendingShards && len(out) < limit; shard++ {
 		in := &dynamodb.QueryInput{
 			TableName:              &s.Name,
-			IndexName:              aws.String(PendingIndex),
+			IndexName:              aws.String(dynamo.PendingIndex),
 			KeyConditionExpression: aws.String("#ps = :shard AND #pd < :before"),
 			ExpressionAttributeNames: map[string]string{
-				"#ps": AttrPendingShard, "#pd": AttrPendingDue,
+				"#ps": dynamo.AttrPendingShard, "#pd": dynamo.AttrPendingDue,
 			},
 			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":shard": Str(fmt.Sprintf("PENDING#%02d", shard)), ":before": Str(before),
+				":shard": dynamo.Str(fmt.Sprintf("PENDING#%02d", shard)), ":before": dynamo.Str(before),
 			},
 		}
 		for len(out) < limit {
 			in.Limit = aws.Int32(int32(min(limit-len(out), 1000)))
 			page, err := s.Client.Query(ctx, in)
 			if err != nil {
-				return nil, Fail("due pending messages", err)
+				return nil, dynamo.Fail("due pending messages", err)
 			}
 			for _, item := range page.Items {
 				var r pendingRow
@@ -61,7 +62,7 @@ func (s *Table) DuePending(ctx context.Context, now time.Time, limit int) ([]mes
 					return nil, chat.Internal(fmt.Errorf("dynamo: due pending messages: %w", err))
 				}
 				channel := strings.TrimPrefix(r.PK, "CHAN#")
-				id := strings.TrimPrefix(r.SK, MessagePrefix)
+				id := strings.TrimPrefix(r.SK, dynamo.MessagePrefix)
 				if !chat.ValidID(channel) || !chat.ValidID(id) {
 					continue
 				}
@@ -84,10 +85,10 @@ func (s *Table) DuePending(ctx context.Context, now time.Time, limit int) ([]mes
 // counts one more attempt and is due again at next, unless it changed
 // since p was read (cleared by the translation function, or moved by
 // another sweep), which is not an error. Errors: EUnavailable, EInternal.
-func (s *Table) Requeued(ctx context.Context, p messages.Pending, next time.Time) error {
+func (s *Store) Requeued(ctx context.Context, p messages.Pending, next time.Time) error {
 	return s.updateMarker(ctx, p, "requeue pending message",
-		"SET #pd = :next ADD #pa :one", map[string]string{"#pa": AttrPendingAttempts}, map[string]types.AttributeValue{
-			":next": Str(PendingDue(next, p.Job.MessageID)), ":one": Num(1),
+		"SET #pd = :next ADD #pa :one", map[string]string{"#pa": dynamo.AttrPendingAttempts}, map[string]types.AttributeValue{
+			":next": dynamo.Str(dynamo.PendingDue(next, p.Job.MessageID)), ":one": dynamo.Num(1),
 		})
 }
 
@@ -96,20 +97,20 @@ func (s *Table) Requeued(ctx context.Context, p messages.Pending, next time.Time
 // unless it changed since p was read. The translation function still
 // clears it if the message is translated later (a dead-letter redrive).
 // Errors: EUnavailable, EInternal.
-func (s *Table) GiveUp(ctx context.Context, p messages.Pending) error {
+func (s *Store) GiveUp(ctx context.Context, p messages.Pending) error {
 	return s.updateMarker(ctx, p, "give up pending message",
-		"SET #ps = :stuck", map[string]string{"#ps": AttrPendingShard}, map[string]types.AttributeValue{":stuck": Str(StuckShard)})
+		"SET #ps = :stuck", map[string]string{"#ps": dynamo.AttrPendingShard}, map[string]types.AttributeValue{":stuck": dynamo.Str(dynamo.StuckShard)})
 }
 
 // updateMarker applies update to p's message on condition that its marker
 // is still p.Version. DynamoDB refuses unused names and values, so each
 // caller passes only the ones its update uses (#pd is the condition's).
-func (s *Table) updateMarker(ctx context.Context, p messages.Pending, op, update string, names map[string]string, values map[string]types.AttributeValue) error {
-	values[":version"] = Str(p.Version)
-	names["#pd"] = AttrPendingDue
+func (s *Store) updateMarker(ctx context.Context, p messages.Pending, op, update string, names map[string]string, values map[string]types.AttributeValue) error {
+	values[":version"] = dynamo.Str(p.Version)
+	names["#pd"] = dynamo.AttrPendingDue
 	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &s.Name,
-		Key:                       Key(ChanPK(p.Job.ChannelID), MessageSK(p.Job.MessageID)),
+		Key:                       dynamo.Key(dynamo.ChanPK(p.Job.ChannelID), dynamo.MessageSK(p.Job.MessageID)),
 		UpdateExpression:          aws.String(update),
 		ConditionExpression:       aws.String("#pd = :version"),
 		ExpressionAttributeNames:  names,
@@ -119,5 +120,5 @@ func (s *Table) updateMarker(ctx context.Context, p messages.Pending, op, update
 	if errors.As(err, &ccf) {
 		return nil
 	}
-	return Fail(op+" "+p.Job.MessageID, err)
+	return dynamo.Fail(op+" "+p.Job.MessageID, err)
 }

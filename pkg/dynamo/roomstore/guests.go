@@ -1,4 +1,4 @@
-package dynamo
+package roomstore
 
 import (
 	"context"
@@ -12,12 +12,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 var (
-	_ rooms.SessionStore = (*Table)(nil)
-	_ rooms.PostCounter  = (*Table)(nil)
+	_ rooms.SessionStore = (*Store)(nil)
+	_ rooms.PostCounter  = (*Store)(nil)
 )
 
 // postRatePK is the partition of a guest's post count in one window.
@@ -30,15 +31,15 @@ func postRatePK(guestID string, window time.Time) string {
 // posts never pass it and a refused post counts nothing. The item lives a
 // day past its window (ttl). Errors: EUnavailable when DynamoDB failed
 // after retries.
-func (s *Table) CountPost(ctx context.Context, guestID string, window time.Time, limit int) (bool, error) {
+func (s *Store) CountPost(ctx context.Context, guestID string, window time.Time, limit int) (bool, error) {
 	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                &s.Name,
-		Key:                      Key(postRatePK(guestID, window), MetaSK),
+		Key:                      dynamo.Key(postRatePK(guestID, window), dynamo.MetaSK),
 		UpdateExpression:         aws.String("ADD #c :one SET #ttl = :ttl"),
 		ConditionExpression:      aws.String("attribute_not_exists(#c) OR #c < :limit"),
-		ExpressionAttributeNames: map[string]string{"#c": "count", "#ttl": AttrTTL},
+		ExpressionAttributeNames: map[string]string{"#c": "count", "#ttl": dynamo.AttrTTL},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":one": Num(1), ":limit": Num(int64(limit)), ":ttl": Num(Epoch(window.Add(24 * time.Hour))),
+			":one": dynamo.Num(1), ":limit": dynamo.Num(int64(limit)), ":ttl": dynamo.Num(dynamo.Epoch(window.Add(24 * time.Hour))),
 		},
 	})
 	var ccf *types.ConditionalCheckFailedException
@@ -46,7 +47,7 @@ func (s *Table) CountPost(ctx context.Context, guestID string, window time.Time,
 		return false, nil
 	}
 	if err != nil {
-		return false, Fail("count post of "+guestID, err)
+		return false, dynamo.Fail("count post of "+guestID, err)
 	}
 	return true, nil
 }
@@ -57,11 +58,11 @@ func (s *Table) CountPost(ctx context.Context, guestID string, window time.Time,
 // guest's seat names another session (a re-join replaced it);
 // EUnavailable when DynamoDB failed after retries; EInternal for an item
 // that does not decode.
-func (s *Table) GuestSession(ctx context.Context, tokenHash, roomID string) (chat.GuestSession, *chat.Room, error) {
+func (s *Store) GuestSession(ctx context.Context, tokenHash, roomID string) (chat.GuestSession, *chat.Room, error) {
 	items, err := s.BatchGet(ctx, "get guest session", []map[string]types.AttributeValue{
-		Key(SessionPK(tokenHash), MetaSK),
-		Key(RoomPK(roomID), MetaSK),
-		Key(RoomPK(roomID), SeatsSK),
+		dynamo.Key(dynamo.SessionPK(tokenHash), dynamo.MetaSK),
+		dynamo.Key(dynamo.RoomPK(roomID), dynamo.MetaSK),
+		dynamo.Key(dynamo.RoomPK(roomID), dynamo.SeatsSK),
 	})
 	if err != nil {
 		return chat.GuestSession{}, nil, err
@@ -70,22 +71,22 @@ func (s *Table) GuestSession(ctx context.Context, tokenHash, roomID string) (cha
 	var room *chat.Room
 	var seats map[string]string
 	for _, it := range items {
-		switch pk := GetS(it, AttrPK); {
-		case pk == RoomPK(roomID) && GetS(it, AttrSK) == SeatsSK:
-			var si SeatsItem
+		switch pk := dynamo.GetS(it, dynamo.AttrPK); {
+		case pk == dynamo.RoomPK(roomID) && dynamo.GetS(it, dynamo.AttrSK) == dynamo.SeatsSK:
+			var si dynamo.SeatsItem
 			if err := attributevalue.UnmarshalMap(it, &si); err != nil {
 				return chat.GuestSession{}, nil, chat.Internal(err)
 			}
 			seats = si.Seats
-		case pk == SessionPK(tokenHash):
-			var si SessionItem
+		case pk == dynamo.SessionPK(tokenHash):
+			var si dynamo.SessionItem
 			if err := attributevalue.UnmarshalMap(it, &si); err != nil {
 				return chat.GuestSession{}, nil, chat.Internal(err)
 			}
-			g := si.session()
+			g := si.Session()
 			sess = &g
-		case pk == RoomPK(roomID):
-			var ri RoomItem
+		case pk == dynamo.RoomPK(roomID):
+			var ri dynamo.RoomItem
 			if err := attributevalue.UnmarshalMap(it, &ri); err != nil {
 				return chat.GuestSession{}, nil, chat.Internal(err)
 			}
@@ -105,15 +106,4 @@ func (s *Table) GuestSession(ctx context.Context, tokenHash, roomID string) (cha
 		}
 	}
 	return *sess, room, nil
-}
-
-func (it SessionItem) session() chat.GuestSession {
-	return chat.GuestSession{
-		TokenHash: strings.TrimPrefix(it.PK, SessionPK("")),
-		ExpiresAt: it.ExpiresAt,
-		Guest: chat.Guest{
-			ID: it.GuestID, RoomID: it.RoomID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID,
-			Nickname: it.Nickname, PreferredLanguage: it.PreferredLanguage,
-		},
-	}
 }

@@ -1,4 +1,4 @@
-package dynamo
+package inboundstore
 
 import (
 	"strings"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/inbound"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestAcceptItemsFitDynamoDBLimits(t *testing.T) {
 	now := time.Unix(1767225600, 0).UTC()
 	ids := chat.NewIDs()
-	s := &Table{Name: "t"}
+	s := &Store{&dynamo.Table{Name: "t"}}
 	longest := strings.Repeat("B", 255)
 	for _, tc := range []struct {
 		name    string
@@ -44,14 +45,14 @@ func TestAcceptItemsFitDynamoDBLimits(t *testing.T) {
 				Signature: &inbound.SignatureUse{WebhookID: msg.Author.ID, Hash: strings.Repeat("s", 64), KeyHash: strings.Repeat("h", 64), ExpiresAt: now},
 			}
 			items, _, _ := s.acceptItems(a, now)
-			if err := CheckTransactionSize(items); err != nil {
+			if err := dynamo.CheckTransactionSize(items); err != nil {
 				t.Fatalf("worst-case acceptance refused: %v", err)
 			}
 			total := 0
 			for _, it := range items {
-				n := ItemSize(it.Put.Item)
+				n := dynamo.ItemSize(it.Put.Item)
 				total += n
-				if n >= MaxItemBytes {
+				if n >= dynamo.MaxItemBytes {
 					t.Fatalf("an item of %d bytes", n)
 				}
 			}
@@ -64,31 +65,31 @@ func TestCheckTransactionSizeAtTheLimits(t *testing.T) {
 	item := func(valueBytes int) types.TransactWriteItem {
 		// "pk" + "v": the names count too.
 		return types.TransactWriteItem{Put: &types.Put{Item: map[string]types.AttributeValue{
-			"pk": Str("p"), "v": Str(strings.Repeat("x", valueBytes)),
+			"pk": dynamo.Str("p"), "v": dynamo.Str(strings.Repeat("x", valueBytes)),
 		}}}
 	}
 	overhead := len("pk") + len("p") + len("v")
-	if err := CheckTransactionSize([]types.TransactWriteItem{item(MaxItemBytes - overhead)}); err != nil {
+	if err := dynamo.CheckTransactionSize([]types.TransactWriteItem{item(dynamo.MaxItemBytes - overhead)}); err != nil {
 		t.Fatalf("an item of exactly 400 KB: %v", err)
 	}
-	if err := CheckTransactionSize([]types.TransactWriteItem{item(MaxItemBytes - overhead + 1)}); err == nil {
+	if err := dynamo.CheckTransactionSize([]types.TransactWriteItem{item(dynamo.MaxItemBytes - overhead + 1)}); err == nil {
 		t.Fatalf("an item one byte over 400 KB passed")
 	}
 	// Eleven items of under 400 KB each make exactly 4 MB.
 	many := make([]types.TransactWriteItem, 11)
 	for i := range many {
-		many[i] = item(maxTransactionBytes/11 - overhead)
+		many[i] = item(dynamo.MaxTransactionBytes/11 - overhead)
 	}
-	first := maxTransactionBytes - 10*(maxTransactionBytes/11)
+	first := dynamo.MaxTransactionBytes - 10*(dynamo.MaxTransactionBytes/11)
 	many[0] = item(first - overhead)
-	if err := CheckTransactionSize(many); err != nil {
+	if err := dynamo.CheckTransactionSize(many); err != nil {
 		t.Fatalf("a transaction of exactly 4 MB: %v", err)
 	}
 	many[0] = item(first - overhead + 1)
-	if err := CheckTransactionSize(many); err == nil {
+	if err := dynamo.CheckTransactionSize(many); err == nil {
 		t.Fatalf("a transaction one byte over 4 MB passed")
 	}
-	if err := CheckTransactionSize(make([]types.TransactWriteItem, 101)); err == nil {
+	if err := dynamo.CheckTransactionSize(make([]types.TransactWriteItem, 101)); err == nil {
 		t.Fatalf("101 items passed")
 	}
 }

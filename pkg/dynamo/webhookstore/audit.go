@@ -1,4 +1,4 @@
-package dynamo
+package webhookstore
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/webhooks"
 )
 
@@ -32,23 +33,23 @@ type auditItem struct {
 func auditPK(ws string) string { return "AUDIT#" + ws }
 func auditSK(id string) string { return "EVT#" + id }
 
-func (s *Table) auditPut(ev webhooks.AuditEvent) types.TransactWriteItem {
+func (s *Store) auditPut(ev webhooks.AuditEvent) types.TransactWriteItem {
 	changes := ev.Changes
 	if changes == nil {
 		changes = []string{}
 	}
 	it := auditItem{PK: auditPK(ev.WorkspaceID), SK: auditSK(ev.ID), ID: ev.ID, WorkspaceID: ev.WorkspaceID,
 		ActorType: ev.ActorType, ActorID: ev.ActorID, Action: ev.Action, TargetType: ev.TargetType, TargetID: ev.TargetID,
-		Changes: changes, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt, TTL: Epoch(ev.ExpiresAt)}
+		Changes: changes, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt, TTL: dynamo.Epoch(ev.ExpiresAt)}
 	return types.TransactWriteItem{Put: &types.Put{TableName: &s.Name, Item: marshalItem(it, nil)}}
 }
 
 // AuditEvents implements webhooks.Store with one Query, newest first. Event
 // ids grow with time, so once one has expired every later one has too: the
 // page ends there, without a cursor.
-func (s *Table) AuditEvents(ctx context.Context, ws, after string, limit int, now time.Time) (chat.Page[webhooks.AuditEvent], error) {
-	q := ListQuery{Op: "list audit events", PK: auditPK(ws), Prefix: "EVT#"}
-	page, err := ListPage(ctx, s, q, after, limit, func(it auditItem) webhooks.AuditEvent {
+func (s *Store) AuditEvents(ctx context.Context, ws, after string, limit int, now time.Time) (chat.Page[webhooks.AuditEvent], error) {
+	q := dynamo.ListQuery{Op: "list audit events", PK: auditPK(ws), Prefix: "EVT#"}
+	page, err := dynamo.ListPage(ctx, s.Table, q, after, limit, func(it auditItem) webhooks.AuditEvent {
 		return webhooks.AuditEvent{ID: it.ID, WorkspaceID: it.WorkspaceID, ActorType: it.ActorType,
 			ActorID: it.ActorID, Action: it.Action, TargetType: it.TargetType, TargetID: it.TargetID, Changes: it.Changes,
 			CreatedAt: it.CreatedAt, ExpiresAt: it.ExpiresAt}

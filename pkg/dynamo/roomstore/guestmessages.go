@@ -1,4 +1,4 @@
-package dynamo
+package roomstore
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 var (
-	_ rooms.MessageWriter = (*Table)(nil)
-	_ rooms.MessageReader = (*Table)(nil)
+	_ rooms.MessageWriter = (*Store)(nil)
+	_ rooms.MessageReader = (*Store)(nil)
 )
 
 // ListMessages implements rooms.MessageReader with one Query of the
@@ -22,16 +23,16 @@ var (
 // languages its translations are stored in (translated_languages). Errors:
 // EValidation on "cursor" for a position that is not a message's;
 // EUnavailable when DynamoDB failed after retries.
-func (s *Table) ListMessages(ctx context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error) {
-	q := ListQuery{Op: "list messages " + channelID, PK: ChanPK(channelID), Prefix: MessagePrefix}
-	return ListPage(ctx, s, q, after, limit, MessageItem.message)
+func (s *Store) ListMessages(ctx context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error) {
+	q := dynamo.ListQuery{Op: "list messages " + channelID, PK: dynamo.ChanPK(channelID), Prefix: dynamo.MessagePrefix}
+	return dynamo.ListPage(ctx, s.Table, q, after, limit, dynamo.MessageItem.Message)
 }
 
 // Translations implements rooms.MessageReader with one BatchGetItem per
 // 100 (message, language) pairs, run concurrently. Errors: EInternal when
 // messageIDs and languages differ in length; EUnavailable when DynamoDB
 // failed after retries.
-func (s *Table) Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]string, error) {
+func (s *Store) Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]string, error) {
 	if len(messageIDs) != len(languages) {
 		return nil, chat.Internal(fmt.Errorf("dynamo: get translations: %d message ids for %d languages", len(messageIDs), len(languages)))
 	}
@@ -44,7 +45,7 @@ func (s *Table) Translations(ctx context.Context, messageIDs, languages []string
 			continue
 		}
 		seen[pair] = true
-		keys = append(keys, Key(TranslationPK(id), TranslationSK(languages[i])))
+		keys = append(keys, dynamo.Key(dynamo.TranslationPK(id), dynamo.TranslationSK(languages[i])))
 	}
 	var (
 		mu       sync.Mutex
@@ -52,8 +53,8 @@ func (s *Table) Translations(ctx context.Context, messageIDs, languages []string
 		firstErr error
 		out      = map[string]map[string]string{}
 	)
-	for start := 0; start < len(keys); start += TranslationBatch {
-		chunk := keys[start:min(start+TranslationBatch, len(keys))]
+	for start := 0; start < len(keys); start += dynamo.TranslationBatch {
+		chunk := keys[start:min(start+dynamo.TranslationBatch, len(keys))]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -67,7 +68,7 @@ func (s *Table) Translations(ctx context.Context, messageIDs, languages []string
 				return
 			}
 			for _, av := range items {
-				var it TranslationItem
+				var it dynamo.TranslationItem
 				if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 					if firstErr == nil {
 						firstErr = chat.Internal(err)
@@ -75,8 +76,8 @@ func (s *Table) Translations(ctx context.Context, messageIDs, languages []string
 					return
 				}
 				// The keys, not the attributes, say what was asked for.
-				id := strings.TrimPrefix(it.PK, TranslationPK(""))
-				lang := strings.TrimPrefix(it.SK, TranslationSK(""))
+				id := strings.TrimPrefix(it.PK, dynamo.TranslationPK(""))
+				lang := strings.TrimPrefix(it.SK, dynamo.TranslationSK(""))
 				if out[id] == nil {
 					out[id] = map[string]string{}
 				}

@@ -1,4 +1,4 @@
-package dynamo
+package translationstore
 
 import (
 	"context"
@@ -11,10 +11,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/translation"
 )
 
-var _ translation.BudgetStore = (*Table)(nil)
+var _ translation.BudgetStore = (*Store)(nil)
 
 // attrBudget is the workspace item's translation_chars_per_day, and
 // attrSpent the daily counter item's count of characters.
@@ -33,15 +34,15 @@ func budgetPK(ws string, day time.Time) string {
 // the workspace item, projected to its budget. A workspace applied before
 // the budget existed, or not stored at all, has
 // chat.DefaultTranslationCharsPerDay. Errors: chat.EUnavailable, chat.EInternal.
-func (s *Table) TranslationBudget(ctx context.Context, ws string) (int64, error) {
+func (s *Store) TranslationBudget(ctx context.Context, ws string) (int64, error) {
 	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                &s.Name,
-		Key:                      Key(WsPK(ws), MetaSK),
+		Key:                      dynamo.Key(dynamo.WsPK(ws), dynamo.MetaSK),
 		ProjectionExpression:     aws.String("#b"),
 		ExpressionAttributeNames: map[string]string{"#b": attrBudget},
 	})
 	if err != nil {
-		return 0, Fail("get translation budget of "+ws, err)
+		return 0, dynamo.Fail("get translation budget of "+ws, err)
 	}
 	n, ok := out.Item[attrBudget].(*types.AttributeValueMemberN)
 	if !ok {
@@ -60,7 +61,7 @@ func (s *Table) TranslationBudget(ctx context.Context, ws string) (int64, error)
 // past limit together. chars > limit makes no call. The counter item
 // Expires (TTL) a day after its day ends. Errors: chat.EUnavailable,
 // chat.EInternal.
-func (s *Table) SpendTranslationChars(ctx context.Context, ws string, day time.Time, chars, limit int64) (bool, error) {
+func (s *Store) SpendTranslationChars(ctx context.Context, ws string, day time.Time, chars, limit int64) (bool, error) {
 	if chars > limit {
 		return false, nil
 	}
@@ -68,14 +69,14 @@ func (s *Table) SpendTranslationChars(ctx context.Context, ws string, day time.T
 	start := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           &s.Name,
-		Key:                 Key(budgetPK(ws, start), MetaSK),
+		Key:                 dynamo.Key(budgetPK(ws, start), dynamo.MetaSK),
 		UpdateExpression:    aws.String("ADD #c :n SET #ttl = if_not_exists(#ttl, :ttl)"),
 		ConditionExpression: aws.String("attribute_not_exists(#c) OR #c <= :max"),
 		ExpressionAttributeNames: map[string]string{
-			"#c": attrSpent, "#ttl": AttrTTL,
+			"#c": attrSpent, "#ttl": dynamo.AttrTTL,
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":n": Num(chars), ":max": Num(limit - chars), ":ttl": Num(Epoch(start.Add(48 * time.Hour))),
+			":n": dynamo.Num(chars), ":max": dynamo.Num(limit - chars), ":ttl": dynamo.Num(dynamo.Epoch(start.Add(48 * time.Hour))),
 		},
 	})
 	var ccf *types.ConditionalCheckFailedException
@@ -83,7 +84,7 @@ func (s *Table) SpendTranslationChars(ctx context.Context, ws string, day time.T
 		return false, nil
 	}
 	if err != nil {
-		return false, Fail("spend translation budget of "+ws, err)
+		return false, dynamo.Fail("spend translation budget of "+ws, err)
 	}
 	return true, nil
 }

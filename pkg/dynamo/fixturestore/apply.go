@@ -1,4 +1,4 @@
-package dynamo
+package fixturestore
 
 import (
 	"context"
@@ -12,14 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/rooms"
-)
-
-// Batch sizes fixed by DynamoDB.
-const (
-	MaxBatchWrite = 25
-	maxBatchGet   = 100
 )
 
 // Apply writes a fixture document: it creates or updates every workspace,
@@ -46,7 +41,7 @@ const (
 // Errors: chat.EValidation for an invalid or inconsistent document (nothing
 // is written); chat.EUnavailable when DynamoDB failed after retries;
 // chat.EInternal otherwise.
-func (s *Table) Apply(ctx context.Context, d *fixture.Document, now time.Time) error {
+func (s *Store) Apply(ctx context.Context, d *fixture.Document, now time.Time) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
@@ -84,62 +79,62 @@ func (s *Table) Apply(ctx context.Context, d *fixture.Document, now time.Time) e
 // workspaceState is what is stored for one workspace of the document, as far
 // as applying it needs to know.
 type workspaceState struct {
-	users    map[string]UserItem
-	outbound map[string][]OutboundItem    // by webhook id, oldest first
-	support  map[string][]SupportItem     // by webhook id, oldest first
-	readers  map[string][]string          // channel id -> user ids with a reader item
-	channels map[string]ChannelItem       // by channel id
-	memberOf map[string]map[string]string // user id -> channel id -> sk of its member channel item
+	users    map[string]dynamo.UserItem
+	outbound map[string][]dynamo.OutboundItem // by webhook id, oldest first
+	support  map[string][]dynamo.SupportItem  // by webhook id, oldest first
+	readers  map[string][]string              // channel id -> user ids with a reader item
+	channels map[string]dynamo.ChannelItem    // by channel id
+	memberOf map[string]map[string]string     // user id -> channel id -> sk of its member channel item
 }
 
 // storedMetas are the stored #META items of the document's rooms and inbound
 // webhooks, by id.
 type storedMetas struct {
-	rooms   map[string]RoomRecord
-	inbound map[string]InboundItem
+	rooms   map[string]dynamo.RoomRecord
+	inbound map[string]dynamo.InboundItem
 	listed  map[string]string // by-id pk of an outbound or support webhook -> its workspace
 }
 
 // loadWorkspaceState reads the workspace's partition (users, webhooks) and
 // the user readers of each of its channels.
-func (s *Table) loadWorkspaceState(ctx context.Context, w fixture.Workspace) (workspaceState, error) {
+func (s *Store) loadWorkspaceState(ctx context.Context, w fixture.Workspace) (workspaceState, error) {
 	st := workspaceState{
-		users:    map[string]UserItem{},
-		outbound: map[string][]OutboundItem{},
-		support:  map[string][]SupportItem{},
+		users:    map[string]dynamo.UserItem{},
+		outbound: map[string][]dynamo.OutboundItem{},
+		support:  map[string][]dynamo.SupportItem{},
 		readers:  map[string][]string{},
-		channels: map[string]ChannelItem{},
+		channels: map[string]dynamo.ChannelItem{},
 		memberOf: map[string]map[string]string{},
 	}
 	items, err := s.QueryAll(ctx, "load workspace "+w.ID, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("pk = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": Str(WsPK(w.ID))},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(dynamo.WsPK(w.ID))},
 	})
 	if err != nil {
 		return st, err
 	}
 	for _, it := range items {
-		switch sk := GetS(it, AttrSK); {
+		switch sk := dynamo.GetS(it, dynamo.AttrSK); {
 		case strings.HasPrefix(sk, "USER#"):
-			var u UserItem
+			var u dynamo.UserItem
 			if err := attributevalue.UnmarshalMap(it, &u); err != nil {
 				return st, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", sk, err))
 			}
 			st.users[u.ID] = u
 		case strings.HasPrefix(sk, "OWH#"):
-			var o OutboundItem
+			var o dynamo.OutboundItem
 			if err := attributevalue.UnmarshalMap(it, &o); err != nil {
 				return st, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", sk, err))
 			}
 			st.outbound[o.ID] = append(st.outbound[o.ID], o)
 		case strings.HasPrefix(sk, "SWH#"):
-			var o SupportItem
+			var o dynamo.SupportItem
 			if err := attributevalue.UnmarshalMap(it, &o); err != nil {
 				return st, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", sk, err))
 			}
 			st.support[o.ID] = append(st.support[o.ID], o)
 		case strings.HasPrefix(sk, "CHAN#"):
-			var c ChannelItem
+			var c dynamo.ChannelItem
 			if err := attributevalue.UnmarshalMap(it, &c); err != nil {
 				return st, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", sk, err))
 			}
@@ -154,7 +149,7 @@ func (s *Table) loadWorkspaceState(ctx context.Context, w fixture.Workspace) (wo
 		users[u.ID] = true
 	}
 	for u := range users {
-		chans, err := s.memberChannelKeys(ctx, w.ID, u)
+		chans, err := s.MemberChannelKeys(ctx, w.ID, u)
 		if err != nil {
 			return st, err
 		}
@@ -163,58 +158,58 @@ func (s *Table) loadWorkspaceState(ctx context.Context, w fixture.Workspace) (wo
 	for _, c := range w.Channels {
 		readers, err := s.QueryAll(ctx, "load readers of "+c.ID, &dynamodb.QueryInput{
 			KeyConditionExpression:    aws.String("pk = :pk AND begins_with(sk, :p)"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": Str(ChanPK(c.ID)), ":p": Str(ReaderUserSK(""))},
-			ProjectionExpression:      aws.String(AttrSK),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(dynamo.ChanPK(c.ID)), ":p": dynamo.Str(dynamo.ReaderUserSK(""))},
+			ProjectionExpression:      aws.String(dynamo.AttrSK),
 		})
 		if err != nil {
 			return st, err
 		}
 		for _, it := range readers {
-			st.readers[c.ID] = append(st.readers[c.ID], strings.TrimPrefix(GetS(it, AttrSK), ReaderUserSK("")))
+			st.readers[c.ID] = append(st.readers[c.ID], strings.TrimPrefix(dynamo.GetS(it, dynamo.AttrSK), dynamo.ReaderUserSK("")))
 		}
 	}
 	return st, nil
 }
 
 // loadMetas reads the stored rooms and inbound webhooks of the document.
-func (s *Table) loadMetas(ctx context.Context, d *fixture.Document) (storedMetas, error) {
-	m := storedMetas{rooms: map[string]RoomRecord{}, inbound: map[string]InboundItem{}, listed: map[string]string{}}
+func (s *Store) loadMetas(ctx context.Context, d *fixture.Document) (storedMetas, error) {
+	m := storedMetas{rooms: map[string]dynamo.RoomRecord{}, inbound: map[string]dynamo.InboundItem{}, listed: map[string]string{}}
 	var keys []map[string]types.AttributeValue
 	for _, w := range d.Workspaces {
 		for _, r := range w.TemporaryRooms {
-			keys = append(keys, Key(RoomPK(r.RoomID), MetaSK))
+			keys = append(keys, dynamo.Key(dynamo.RoomPK(r.RoomID), dynamo.MetaSK))
 		}
 		for _, h := range w.InboundWebhooks {
-			keys = append(keys, Key(InboundPK(h.ID), MetaSK))
+			keys = append(keys, dynamo.Key(dynamo.InboundPK(h.ID), dynamo.MetaSK))
 		}
 		for _, h := range w.OutboundWebhooks {
-			keys = append(keys, Key(OutboundPK(h.ID), MetaSK))
+			keys = append(keys, dynamo.Key(dynamo.OutboundPK(h.ID), dynamo.MetaSK))
 		}
 		for _, h := range w.SupportWebhooks {
-			keys = append(keys, Key(SupportPK(h.ID), MetaSK))
+			keys = append(keys, dynamo.Key(dynamo.SupportPK(h.ID), dynamo.MetaSK))
 		}
 	}
-	for start := 0; start < len(keys); start += maxBatchGet {
-		items, err := s.BatchGet(ctx, "load rooms and inbound webhooks", keys[start:min(start+maxBatchGet, len(keys))])
+	for start := 0; start < len(keys); start += dynamo.MaxBatchGet {
+		items, err := s.BatchGet(ctx, "load rooms and inbound webhooks", keys[start:min(start+dynamo.MaxBatchGet, len(keys))])
 		if err != nil {
 			return m, err
 		}
 		for _, it := range items {
-			switch pk := GetS(it, AttrPK); {
-			case strings.HasPrefix(pk, RoomPK("")):
-				var r RoomRecord
+			switch pk := dynamo.GetS(it, dynamo.AttrPK); {
+			case strings.HasPrefix(pk, dynamo.RoomPK("")):
+				var r dynamo.RoomRecord
 				if err := attributevalue.UnmarshalMap(it, &r); err != nil {
 					return m, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", pk, err))
 				}
 				m.rooms[r.ID] = r
-			case strings.HasPrefix(pk, InboundPK("")):
-				var h InboundItem
+			case strings.HasPrefix(pk, dynamo.InboundPK("")):
+				var h dynamo.InboundItem
 				if err := attributevalue.UnmarshalMap(it, &h); err != nil {
 					return m, chat.Internal(fmt.Errorf("dynamo: unmarshal %s: %w", pk, err))
 				}
 				m.inbound[h.ID] = h
-			case strings.HasPrefix(pk, OutboundPK("")), strings.HasPrefix(pk, SupportPK("")):
-				m.listed[pk] = GetS(it, "workspace_id")
+			case strings.HasPrefix(pk, dynamo.OutboundPK("")), strings.HasPrefix(pk, dynamo.SupportPK("")):
+				m.listed[pk] = dynamo.GetS(it, "workspace_id")
 			}
 		}
 	}
@@ -250,12 +245,12 @@ func checkStored(d *fixture.Document, m storedMetas) error {
 			}
 		}
 		for i, h := range w.OutboundWebhooks {
-			if ws, ok := m.listed[OutboundPK(h.ID)]; ok && ws != w.ID {
+			if ws, ok := m.listed[dynamo.OutboundPK(h.ID)]; ok && ws != w.ID {
 				add(fmt.Sprintf("workspaces[%d].outbound_webhooks[%d].id", wi, i), "names an outbound webhook of another workspace")
 			}
 		}
 		for i, h := range w.SupportWebhooks {
-			if ws, ok := m.listed[SupportPK(h.ID)]; ok && ws != w.ID {
+			if ws, ok := m.listed[dynamo.SupportPK(h.ID)]; ok && ws != w.ID {
 				add(fmt.Sprintf("workspaces[%d].support_webhooks[%d].id", wi, i), "names a support webhook of another workspace")
 			}
 		}
@@ -294,18 +289,18 @@ func (p *writePlan) put(item any) {
 		// marshal failure is a programming error.
 		panic("dynamo: marshal " + err.Error())
 	}
-	p.add(GetS(av, AttrPK), GetS(av, AttrSK), types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
+	p.add(dynamo.GetS(av, dynamo.AttrPK), dynamo.GetS(av, dynamo.AttrSK), types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
 }
 
 func (p *writePlan) del(pk, sk string) {
-	p.add(pk, sk, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: Key(pk, sk)}})
+	p.add(pk, sk, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: dynamo.Key(pk, sk)}})
 }
 
 // workspace plans the writes of one workspace. tokens holds the hashes of
 // every API token in the document.
 func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMetas, tokens map[string]bool, now time.Time) {
 	ws := w.ID
-	p.put(WorkspaceItem{PK: WsPK(ws), SK: MetaSK, ID: ws, Name: w.Name, DefaultLanguage: w.DefaultLanguage,
+	p.put(dynamo.WorkspaceItem{PK: dynamo.WsPK(ws), SK: dynamo.MetaSK, ID: ws, Name: w.Name, DefaultLanguage: w.DefaultLanguage,
 		WebhookQuota: *w.WebhookQuotaPerMinute, TranslationBudget: *w.TranslationCharsPerDay})
 
 	// Channels first: a user's token item carries the user's channels.
@@ -328,33 +323,33 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 		langs[u.ID] = u.PreferredLanguage
 		hash := chat.HashToken(u.APIToken)
 		userTokens[u.ID] = rooms.SeatToken(hash)
-		p.put(UserItem{PK: WsPK(ws), SK: UserSK(u.ID), ID: u.ID, WorkspaceID: ws, Name: u.Name,
+		p.put(dynamo.UserItem{PK: dynamo.WsPK(ws), SK: dynamo.UserSK(u.ID), ID: u.ID, WorkspaceID: ws, Name: u.Name,
 			PreferredLanguage: u.PreferredLanguage, TokenHash: hash, Role: u.Role})
-		p.put(ApiTokenItem{PK: ApiTokenPK(hash), SK: MetaSK, WorkspaceID: ws, UserID: u.ID,
+		p.put(dynamo.APITokenItem{PK: dynamo.APITokenPK(hash), SK: dynamo.MetaSK, WorkspaceID: ws, UserID: u.ID,
 			Name: u.Name, Role: u.Role, PreferredLanguage: u.PreferredLanguage, Channels: userChans[u.ID]})
 		if old := st.users[u.ID].TokenHash; old != "" && old != hash && !tokens[old] {
-			p.put(ApiTokenItem{PK: ApiTokenPK(old), SK: MetaSK, WorkspaceID: ws, UserID: u.ID, Revoked: true})
+			p.put(dynamo.APITokenItem{PK: dynamo.APITokenPK(old), SK: dynamo.MetaSK, WorkspaceID: ws, UserID: u.ID, Revoked: true})
 		}
 	}
 
 	for _, c := range w.Channels {
 		created := chanCreated[c.ID]
-		p.put(ChannelItem{PK: WsPK(ws), SK: ChanSK(c.ID), ID: c.ID, WorkspaceID: ws, Name: c.Name, Members: c.Members, CreatedAt: created})
+		p.put(dynamo.ChannelItem{PK: dynamo.WsPK(ws), SK: dynamo.ChanSK(c.ID), ID: c.ID, WorkspaceID: ws, Name: c.Name, Members: c.Members, CreatedAt: created})
 		members := map[string]bool{}
 		for _, u := range c.Members {
 			members[u] = true
-			p.put(ReaderItem{PK: ChanPK(c.ID), SK: ReaderUserSK(u), Kind: chat.AuthorUser, ID: u, Language: langs[u], Token: userTokens[u]})
-			p.put(memberChannelItem{PK: memberPK(ws, u), SK: memberChannelSK(created, c.ID), ID: c.ID, WorkspaceID: ws,
+			p.put(dynamo.ReaderItem{PK: dynamo.ChanPK(c.ID), SK: dynamo.ReaderUserSK(u), Kind: chat.AuthorUser, ID: u, Language: langs[u], Token: userTokens[u]})
+			p.put(dynamo.MemberChannelItem{PK: dynamo.MemberPK(ws, u), SK: dynamo.MemberChannelSK(created, c.ID), ID: c.ID, WorkspaceID: ws,
 				Name: c.Name, CreatedAt: created})
 		}
 		for u, chans := range st.memberOf {
-			if sk, ok := chans[c.ID]; ok && (!members[u] || sk != memberChannelSK(created, c.ID)) {
-				p.del(memberPK(ws, u), sk)
+			if sk, ok := chans[c.ID]; ok && (!members[u] || sk != dynamo.MemberChannelSK(created, c.ID)) {
+				p.del(dynamo.MemberPK(ws, u), sk)
 			}
 		}
 		for _, u := range st.readers[c.ID] {
 			if !members[u] {
-				p.del(ChanPK(c.ID), ReaderUserSK(u))
+				p.del(dynamo.ChanPK(c.ID), dynamo.ReaderUserSK(u))
 			}
 		}
 	}
@@ -365,11 +360,11 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 		if created.IsZero() {
 			created = now
 		}
-		rec := RoomRecord{RoomItem: RoomItem{PK: RoomPK(r.RoomID), SK: MetaSK, ID: r.RoomID, WorkspaceID: ws, ChannelID: r.ChannelID,
+		rec := dynamo.RoomRecord{RoomItem: dynamo.RoomItem{PK: dynamo.RoomPK(r.RoomID), SK: dynamo.MetaSK, ID: r.RoomID, WorkspaceID: ws, ChannelID: r.ChannelID,
 			Name: r.Name, Status: r.Status, ExpiresAt: exp, ExpiresEpoch: exp.Unix()}, CreatedAt: created.UTC()}
 		p.put(rec)
-		p.put(WsRoomItemOf(rec))
-		p.put(ChannelRoomItem{PK: ChanPK(r.ChannelID), SK: RoomSK(r.RoomID), Kind: KindRoom, ID: r.RoomID,
+		p.put(dynamo.WsRoomItemOf(rec))
+		p.put(dynamo.ChannelRoomItem{PK: dynamo.ChanPK(r.ChannelID), SK: dynamo.RoomSK(r.RoomID), Kind: dynamo.KindRoom, ID: r.RoomID,
 			Status: r.Status, ExpiresEpoch: exp.Unix()})
 	}
 
@@ -378,33 +373,33 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 		if old, ok := m.inbound[h.ID]; ok {
 			created = old.CreatedAt
 		}
-		it := InboundItem{PK: InboundPK(h.ID), SK: MetaSK, ID: h.ID, WorkspaceID: ws, ChannelID: h.ChannelID,
+		it := dynamo.InboundItem{PK: dynamo.InboundPK(h.ID), SK: dynamo.MetaSK, ID: h.ID, WorkspaceID: ws, ChannelID: h.ChannelID,
 			BotName: h.BotName, BotAvatarURL: h.BotAvatarURL, SecretHash: chat.HashToken(h.Secret),
 			SignatureRequired: *h.SignatureRequired, SigningSecret: h.SigningSecret, Enabled: *h.Enabled,
 			CreatedAt: created, UpdatedAt: now}
 		p.put(it)
 		// The listed twin (webhooks.go); created is kept, so its key is too.
-		it.PK, it.SK = WsPK(ws), InboundSK(created, h.ID)
+		it.PK, it.SK = dynamo.WsPK(ws), dynamo.InboundSK(created, h.ID)
 		p.put(it)
 	}
 
 	for _, h := range w.OutboundWebhooks {
 		doc, given := h.Created()
-		created, sk := placeListed(p, st.outbound[h.ID], doc, given, now, func(t time.Time) string { return OutboundSK(t, h.ID) })
-		it := OutboundItem{PK: WsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
+		created, sk := placeListed(p, st.outbound[h.ID], doc, given, now, func(t time.Time) string { return dynamo.OutboundSK(t, h.ID) })
+		it := dynamo.OutboundItem{PK: dynamo.WsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
 			Events: h.Events, Active: *h.Active, SigningSecret: h.SigningSecret, CreatedAt: created, UpdatedAt: now}
 		p.put(it)
-		it.PK, it.SK = OutboundPK(h.ID), MetaSK // the by-id twin (webhooks.go)
+		it.PK, it.SK = dynamo.OutboundPK(h.ID), dynamo.MetaSK // the by-id twin (webhooks.go)
 		p.put(it)
 	}
 
 	for _, h := range w.SupportWebhooks {
 		doc, given := h.Created()
-		created, sk := placeListed(p, st.support[h.ID], doc, given, now, func(t time.Time) string { return SupportSK(t, h.ID) })
-		it := SupportItem{PK: WsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
+		created, sk := placeListed(p, st.support[h.ID], doc, given, now, func(t time.Time) string { return dynamo.SupportSK(t, h.ID) })
+		it := dynamo.SupportItem{PK: dynamo.WsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
 			Active: *h.Active, SigningSecret: h.SigningSecret, CreatedAt: created, UpdatedAt: now}
 		p.put(it)
-		it.PK, it.SK = SupportPK(h.ID), MetaSK // the by-id twin (webhooks.go)
+		it.PK, it.SK = dynamo.SupportPK(h.ID), dynamo.MetaSK // the by-id twin (webhooks.go)
 		p.put(it)
 	}
 }
@@ -412,14 +407,9 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 // listedItem is an item of a creation-ordered list (outbound and support
 // webhooks), whose sort key holds its created_at.
 type listedItem interface {
-	keys() (pk, sk string)
-	created() time.Time
+	Keys() (pk, sk string)
+	Created() time.Time
 }
-
-func (it OutboundItem) keys() (string, string) { return it.PK, it.SK }
-func (it OutboundItem) created() time.Time     { return it.CreatedAt }
-func (it SupportItem) keys() (string, string)  { return it.PK, it.SK }
-func (it SupportItem) created() time.Time      { return it.CreatedAt }
 
 // placeListed decides a listed webhook's created_at and sort key: the
 // document's created_at when given, else the stored one (re-applying keeps
@@ -430,12 +420,12 @@ func placeListed[T listedItem](p *writePlan, stored []T, doc time.Time, given bo
 	if !given {
 		created = now
 		if len(stored) > 0 {
-			created = stored[0].created().UTC()
+			created = stored[0].Created().UTC()
 		}
 	}
 	sk := skOf(created)
 	for _, o := range stored {
-		if pk, osk := o.keys(); osk != sk {
+		if pk, osk := o.Keys(); osk != sk {
 			p.del(pk, osk)
 		}
 	}

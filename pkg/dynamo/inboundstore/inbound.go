@@ -1,4 +1,4 @@
-package dynamo
+package inboundstore
 
 import (
 	"context"
@@ -14,13 +14,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/inbound"
 )
 
 var (
-	_ inbound.ConfigSource = (*Table)(nil)
-	_ inbound.QuotaCounter = (*Table)(nil)
-	_ inbound.Store        = (*Table)(nil)
+	_ inbound.ConfigSource = (*Store)(nil)
+	_ inbound.QuotaCounter = (*Store)(nil)
+	_ inbound.Store        = (*Store)(nil)
 )
 
 func idemPK(webhook, keyHash string) string { return "IDEM#" + webhook + "#" + keyHash }
@@ -87,21 +88,21 @@ func requestLogItemOf(r chat.RequestLog) requestLogItem {
 		WebhookID: r.WebhookID, ReceivedAt: r.ReceivedAt, Status: r.Status, Outcome: r.Outcome, ErrorCode: r.ErrorCode,
 		MessageID: r.MessageID, IdempotencyKey: r.IdempotencyKey, AuthScheme: r.AuthScheme, SourceIP: r.SourceIP,
 		UserAgent: r.UserAgent, BodyBytes: r.BodyBytes, DurationMS: r.DurationMS,
-		TTL: Epoch(r.ReceivedAt.Add(RequestLogRetention)),
+		TTL: dynamo.Epoch(r.ReceivedAt.Add(dynamo.RequestLogRetention)),
 	}
 }
 
 // WebhookConfig implements inbound.ConfigSource: one GetItem for the
 // webhook and one Query for its workspace and channels.
-func (s *Table) WebhookConfig(ctx context.Context, id string) (inbound.Config, error) {
-	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: Key(InboundPK(id), MetaSK), ConsistentRead: aws.Bool(true)})
+func (s *Store) WebhookConfig(ctx context.Context, id string) (inbound.Config, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: dynamo.Key(dynamo.InboundPK(id), dynamo.MetaSK), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return inbound.Config{}, Fail("get inbound webhook", err)
+		return inbound.Config{}, dynamo.Fail("get inbound webhook", err)
 	}
 	if out.Item == nil {
 		return inbound.Config{}, chat.Errorf(chat.EWebhookNotFound, "The webhook does not exist or is disabled.")
 	}
-	var wh InboundItem
+	var wh dynamo.InboundItem
 	if err := attributevalue.UnmarshalMap(out.Item, &wh); err != nil {
 		return inbound.Config{}, chat.Internal(err)
 	}
@@ -117,7 +118,7 @@ func (s *Table) WebhookConfig(ctx context.Context, id string) (inbound.Config, e
 	in := &dynamodb.QueryInput{
 		TableName:                 &s.Name,
 		KeyConditionExpression:    aws.String("pk = :pk AND sk < :hi"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": Str(WsPK(wh.WorkspaceID)), ":hi": Str("CHAN$")},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(dynamo.WsPK(wh.WorkspaceID)), ":hi": dynamo.Str("CHAN$")},
 		ProjectionExpression:      aws.String("sk, id, default_language, webhook_quota_per_minute, #n"),
 		ExpressionAttributeNames:  map[string]string{"#n": "name"},
 	}
@@ -125,35 +126,35 @@ func (s *Table) WebhookConfig(ctx context.Context, id string) (inbound.Config, e
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return inbound.Config{}, Fail("query workspace channels", err)
+			return inbound.Config{}, dynamo.Fail("query workspace channels", err)
 		}
 		for _, it := range page.Items {
-			if GetS(it, AttrSK) == MetaSK {
-				var w WorkspaceItem
+			if dynamo.GetS(it, dynamo.AttrSK) == dynamo.MetaSK {
+				var w dynamo.WorkspaceItem
 				if err := attributevalue.UnmarshalMap(it, &w); err != nil {
 					return inbound.Config{}, chat.Internal(err)
 				}
 				cfg.Workspace = chat.Workspace{ID: wh.WorkspaceID, Name: w.Name, DefaultLanguage: w.DefaultLanguage, WebhookQuota: w.WebhookQuota}
 				continue
 			}
-			cfg.Channels[GetS(it, "id")] = true
+			cfg.Channels[dynamo.GetS(it, "id")] = true
 		}
 	}
 	return cfg, nil
 }
 
 // Hit implements inbound.QuotaCounter with one atomic UpdateItem.
-func (s *Table) Hit(ctx context.Context, ws string, window, expires time.Time) (int64, error) {
+func (s *Store) Hit(ctx context.Context, ws string, window, expires time.Time) (int64, error) {
 	out, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 &s.Name,
-		Key:                       Key(quotaPK(ws, window), MetaSK),
+		Key:                       dynamo.Key(quotaPK(ws, window), dynamo.MetaSK),
 		UpdateExpression:          aws.String("ADD #c :one SET #ttl = if_not_exists(#ttl, :ttl)"),
-		ExpressionAttributeNames:  map[string]string{"#c": "count", "#ttl": AttrTTL},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":one": Num(1), ":ttl": Num(Epoch(expires.Add(time.Hour)))},
+		ExpressionAttributeNames:  map[string]string{"#c": "count", "#ttl": dynamo.AttrTTL},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": dynamo.Num(1), ":ttl": dynamo.Num(dynamo.Epoch(expires.Add(time.Hour)))},
 		ReturnValues:              types.ReturnValueUpdatedNew,
 	})
 	if err != nil {
-		return 0, Fail("count quota", err)
+		return 0, dynamo.Fail("count quota", err)
 	}
 	n, ok := out.Attributes["count"].(*types.AttributeValueMemberN)
 	if !ok {
@@ -167,31 +168,31 @@ func (s *Table) Hit(ctx context.Context, ws string, window, expires time.Time) (
 // idempotent retry may resend the very same signed request).
 func sigCondition(u *inbound.SignatureUse, now time.Time) (string, map[string]types.AttributeValue) {
 	cond := "attribute_not_exists(pk) OR expires_epoch <= :now"
-	vals := map[string]types.AttributeValue{":now": Num(now.Unix())}
+	vals := map[string]types.AttributeValue{":now": dynamo.Num(now.Unix())}
 	if u.KeyHash != "" {
 		cond += " OR key_hash = :kh"
-		vals[":kh"] = Str(u.KeyHash)
+		vals[":kh"] = dynamo.Str(u.KeyHash)
 	}
 	return cond, vals
 }
 
 // sigWrite records u, or with u.CheckOnly only checks it, on condition that
 // it may be used.
-func (s *Table) sigWrite(u *inbound.SignatureUse, now time.Time) types.TransactWriteItem {
+func (s *Store) sigWrite(u *inbound.SignatureUse, now time.Time) types.TransactWriteItem {
 	cond, vals := sigCondition(u, now)
 	if u.CheckOnly {
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &s.Name,
-			Key: Key(sigPK(u.WebhookID, u.Hash), MetaSK), ConditionExpression: &cond, ExpressionAttributeValues: vals}}
+			Key: dynamo.Key(sigPK(u.WebhookID, u.Hash), dynamo.MetaSK), ConditionExpression: &cond, ExpressionAttributeValues: vals}}
 	}
-	it := sigItem{PK: sigPK(u.WebhookID, u.Hash), SK: MetaSK, KeyHash: u.KeyHash, Expires: Epoch(u.ExpiresAt), TTL: Epoch(u.ExpiresAt.Add(time.Hour))}
-	return Put(s.Name, it, cond, vals)
+	it := sigItem{PK: sigPK(u.WebhookID, u.Hash), SK: dynamo.MetaSK, KeyHash: u.KeyHash, Expires: dynamo.Epoch(u.ExpiresAt), TTL: dynamo.Epoch(u.ExpiresAt.Add(time.Hour))}
+	return dynamo.Put(s.Name, it, cond, vals)
 }
 
 // transact runs a transaction, retrying when it collided with a concurrent
 // one on the same items (which DynamoDB cancels rather than serialises).
 // A transaction cancelled for another reason returns its reasons.
-func (s *Table) transact(ctx context.Context, op string, items []types.TransactWriteItem) ([]types.CancellationReason, error) {
-	if err := CheckTransactionSize(items); err != nil {
+func (s *Store) transact(ctx context.Context, op string, items []types.TransactWriteItem) ([]types.CancellationReason, error) {
+	if err := dynamo.CheckTransactionSize(items); err != nil {
 		return nil, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
 	}
 	for attempt := 0; ; attempt++ {
@@ -199,11 +200,11 @@ func (s *Table) transact(ctx context.Context, op string, items []types.TransactW
 		if err == nil {
 			return nil, nil
 		}
-		reasons := Cancellation(err)
+		reasons := dynamo.Cancellation(err)
 		if reasons == nil {
-			return nil, Fail(op, err)
+			return nil, dynamo.Fail(op, err)
 		}
-		if !Conflicted(reasons) {
+		if !dynamo.Conflicted(reasons) {
 			return reasons, nil
 		}
 		if attempt >= 4 {
@@ -212,7 +213,7 @@ func (s *Table) transact(ctx context.Context, op string, items []types.TransactW
 		backoff := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
 		select {
 		case <-ctx.Done():
-			return nil, Fail(op, ctx.Err())
+			return nil, dynamo.Fail(op, ctx.Err())
 		case <-time.After(backoff):
 		}
 	}
@@ -223,7 +224,7 @@ func (s *Table) transact(ctx context.Context, op string, items []types.TransactW
 // at once, on condition that no live record holds the key; a failed
 // condition returns the record that holds it), the message and its log
 // record.
-func (s *Table) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
+func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
 	items, sigIdx, keyIdx := s.acceptItems(a, now)
 	reasons, err := s.transact(ctx, "accept inbound message", items)
 	if chat.IsCode(err, chat.EConflict) {
@@ -241,9 +242,9 @@ func (s *Table) Accept(ctx context.Context, a inbound.Acceptance, now time.Time)
 	switch {
 	case reasons == nil:
 		return inbound.Written, inbound.Record{}, nil
-	case sigIdx >= 0 && ConditionFailed(reasons, sigIdx):
+	case sigIdx >= 0 && dynamo.ConditionFailed(reasons, sigIdx):
 		return inbound.SignatureUsed, inbound.Record{}, nil
-	case keyIdx >= 0 && ConditionFailed(reasons, keyIdx):
+	case keyIdx >= 0 && dynamo.ConditionFailed(reasons, keyIdx):
 		var old idemItem
 		if err := attributevalue.UnmarshalMap(reasons[keyIdx].Item, &old); err != nil {
 			return 0, inbound.Record{}, chat.Internal(err)
@@ -259,7 +260,7 @@ func (s *Table) Accept(ctx context.Context, a inbound.Acceptance, now time.Time)
 
 // acceptItems are the writes of Accept, with the indexes of the signature
 // and the idempotency record among them (-1 when absent).
-func (s *Table) acceptItems(a inbound.Acceptance, now time.Time) (items []types.TransactWriteItem, sigIdx, keyIdx int) {
+func (s *Store) acceptItems(a inbound.Acceptance, now time.Time) (items []types.TransactWriteItem, sigIdx, keyIdx int) {
 	sigIdx, keyIdx = -1, -1
 	if a.Signature != nil {
 		sigIdx = len(items)
@@ -267,33 +268,33 @@ func (s *Table) acceptItems(a inbound.Acceptance, now time.Time) (items []types.
 	}
 	if k := a.Key; k != nil {
 		it := idemItem{
-			PK: idemPK(k.WebhookID, k.KeyHash), SK: MetaSK, State: inbound.StateCompleted, Key: k.Key,
-			Fingerprint: k.Fingerprint, Expires: Epoch(k.ExpiresAt), TTL: Epoch(k.ExpiresAt.Add(time.Hour)),
+			PK: idemPK(k.WebhookID, k.KeyHash), SK: dynamo.MetaSK, State: inbound.StateCompleted, Key: k.Key,
+			Fingerprint: k.Fingerprint, Expires: dynamo.Epoch(k.ExpiresAt), TTL: dynamo.Epoch(k.ExpiresAt.Add(time.Hour)),
 			Status: a.Status, Body: string(a.Body), MessageID: a.Message.ID,
 		}
 		// A record in progress is an earlier version's claim: it holds the
 		// Key until its lock expires.
-		claim := Put(s.Name, it, "attribute_not_exists(pk) OR expires_epoch <= :now OR (#st = :inprog AND locked_until <= :now)",
-			map[string]types.AttributeValue{":inprog": Str(inbound.StateInProgress), ":now": Num(now.Unix())})
+		claim := dynamo.Put(s.Name, it, "attribute_not_exists(pk) OR expires_epoch <= :now OR (#st = :inprog AND locked_until <= :now)",
+			map[string]types.AttributeValue{":inprog": dynamo.Str(inbound.StateInProgress), ":now": dynamo.Num(now.Unix())})
 		claim.Put.ExpressionAttributeNames = map[string]string{"#st": "state"}
 		claim.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 		keyIdx = len(items)
 		items = append(items, claim)
 	}
 	items = append(items,
-		Put(s.Name, MessageItemOf(a.Message), "attribute_not_exists(pk)", nil),
-		Put(s.Name, requestLogItemOf(a.Log), "attribute_not_exists(pk)", nil),
+		dynamo.Put(s.Name, dynamo.MessageItemOf(a.Message), "attribute_not_exists(pk)", nil),
+		dynamo.Put(s.Name, requestLogItemOf(a.Log), "attribute_not_exists(pk)", nil),
 	)
 	return items, sigIdx, keyIdx
 }
 
 // Log implements inbound.Store: one PutItem, or with sig one
 // TransactWriteItems that also records (or checks) the signature.
-func (s *Table) Log(ctx context.Context, rec chat.RequestLog, sig *inbound.SignatureUse, now time.Time) (inbound.Outcome, error) {
+func (s *Store) Log(ctx context.Context, rec chat.RequestLog, sig *inbound.SignatureUse, now time.Time) (inbound.Outcome, error) {
 	if sig != nil {
 		// The record's id is this request's own: nothing else writes it.
 		reasons, err := s.transact(ctx, "put request log", []types.TransactWriteItem{
-			s.sigWrite(sig, now), Put(s.Name, requestLogItemOf(rec), "", nil),
+			s.sigWrite(sig, now), dynamo.Put(s.Name, requestLogItemOf(rec), "", nil),
 		})
 		switch {
 		case chat.IsCode(err, chat.EConflict):
@@ -302,7 +303,7 @@ func (s *Table) Log(ctx context.Context, rec chat.RequestLog, sig *inbound.Signa
 			return 0, err
 		case reasons == nil:
 			return inbound.Written, nil
-		case ConditionFailed(reasons, 0):
+		case dynamo.ConditionFailed(reasons, 0):
 			return inbound.SignatureUsed, nil
 		}
 		return 0, chat.Internal(fmt.Errorf("dynamo: put request log cancelled for an unexpected reason: %s", reasonCodes(reasons)))
@@ -317,7 +318,7 @@ func (s *Table) Log(ctx context.Context, rec chat.RequestLog, sig *inbound.Signa
 		return inbound.Written, nil
 	}
 	if err != nil {
-		return 0, Fail("put request log", err)
+		return 0, dynamo.Fail("put request log", err)
 	}
 	return inbound.Written, nil
 }
@@ -333,9 +334,9 @@ func reasonCodes(reasons []types.CancellationReason) string {
 
 // RequestLogs lists a webhook's request log newest first with one Query
 // (listPage).
-func (s *Table) RequestLogs(ctx context.Context, ws, webhook, after string, limit int) (chat.Page[chat.RequestLog], error) {
-	q := ListQuery{Op: "list request log", PK: reqLogPK(ws, webhook), Prefix: "REQ#"}
-	return ListPage(ctx, s, q, after, limit, func(it requestLogItem) chat.RequestLog {
+func (s *Store) RequestLogs(ctx context.Context, ws, webhook, after string, limit int) (chat.Page[chat.RequestLog], error) {
+	q := dynamo.ListQuery{Op: "list request log", PK: reqLogPK(ws, webhook), Prefix: "REQ#"}
+	return dynamo.ListPage(ctx, s.Table, q, after, limit, func(it requestLogItem) chat.RequestLog {
 		return chat.RequestLog{ID: it.ID, WorkspaceID: it.WorkspaceID, WebhookID: it.WebhookID,
 			ReceivedAt: it.ReceivedAt, Status: it.Status, Outcome: it.Outcome, ErrorCode: it.ErrorCode, MessageID: it.MessageID,
 			IdempotencyKey: it.IdempotencyKey, AuthScheme: it.AuthScheme, SourceIP: it.SourceIP, UserAgent: it.UserAgent,
@@ -345,13 +346,13 @@ func (s *Table) RequestLogs(ctx context.Context, ws, webhook, after string, limi
 
 // InboundWebhookOf returns the inbound webhook id in workspace ws, with one
 // GetItem. Errors: ENotFound when it does not exist there.
-func (s *Table) InboundWebhookOf(ctx context.Context, ws, id string) error {
-	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: Key(InboundPK(id), MetaSK),
+func (s *Store) InboundWebhookOf(ctx context.Context, ws, id string) error {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: dynamo.Key(dynamo.InboundPK(id), dynamo.MetaSK),
 		ProjectionExpression: aws.String("workspace_id")})
 	if err != nil {
-		return Fail("get inbound webhook", err)
+		return dynamo.Fail("get inbound webhook", err)
 	}
-	if out.Item == nil || GetS(out.Item, "workspace_id") != ws {
+	if out.Item == nil || dynamo.GetS(out.Item, "workspace_id") != ws {
 		return chat.Errorf(chat.ENotFound, "The webhook does not exist.")
 	}
 	return nil

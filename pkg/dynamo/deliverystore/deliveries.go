@@ -1,4 +1,4 @@
-package dynamo
+package deliverystore
 
 import (
 	"context"
@@ -14,18 +14,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/events"
 )
 
-var _ delivery.Store = (*Table)(nil)
+var _ delivery.Store = (*Store)(nil)
 
 // prevSecretExpiryAttrs are the names the previous secret's expiry may be
 // stored under by webhook management (RFC 3339; epoch seconds also read).
 var prevSecretExpiryAttrs = []string{"previous_expires_at"}
 
-func deliveryPK(ws, webhook string) string { return DeliveryPrefix + ws + "#" + webhook }
-func deliverySK(id string) string          { return DeliveryPrefix + id }
-func eventPK(id string) string             { return EventPrefix + id }
+func deliveryPK(ws, webhook string) string { return dynamo.DeliveryPrefix + ws + "#" + webhook }
+func deliverySK(id string) string          { return dynamo.DeliveryPrefix + id }
 
 // deliveryItem: pk DLV#<ws>#<webhook>, sk DLV#<delivery>; ttl 30 days.
 type deliveryItem struct {
@@ -54,41 +54,18 @@ func (it deliveryItem) record() delivery.Record {
 		NextAttemptAt: it.NextAttemptAt, ResponseStatus: it.ResponseStatus, Error: it.Error, DurationMS: it.DurationMS, CreatedAt: it.CreatedAt}
 }
 
-// eventItem: pk EVENT#<event>, sk #META: the envelope as sent, kept 30 days
-// for redelivery.
-type eventItem struct {
-	PK          string `dynamodbav:"pk"`
-	SK          string `dynamodbav:"sk"`
-	ID          string `dynamodbav:"id"`
-	WorkspaceID string `dynamodbav:"workspace_id"`
-	Type        string `dynamodbav:"type"`
-	Body        string `dynamodbav:"body"`
-	TTL         int64  `dynamodbav:"ttl"`
-}
-
-// webhookPrefix is the sort-key prefix of a kind's webhook items.
-func webhookPrefix(kind string) (string, bool) {
-	switch kind {
-	case events.KindOutbound:
-		return "OWH#", true
-	case events.KindSupport:
-		return "SWH#", true
-	}
-	return "", false
-}
-
 func webhookKey(kind, ws, sk string) (map[string]types.AttributeValue, error) {
-	p, ok := webhookPrefix(kind)
+	p, ok := dynamo.WebhookPrefix(kind)
 	if !ok || !strings.HasPrefix(sk, p) {
 		return nil, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, sk)
 	}
-	return Key(WsPK(ws), sk), nil
+	return dynamo.Key(dynamo.WsPK(ws), sk), nil
 }
 
 // previousSecret returns the webhook item's previous signing secret while
 // it has not expired at now.
 func previousSecret(it map[string]types.AttributeValue, now time.Time) string {
-	prev := GetS(it, AttrPrevSigningSecret)
+	prev := dynamo.GetS(it, dynamo.AttrPrevSigningSecret)
 	if prev == "" {
 		return ""
 	}
@@ -109,46 +86,33 @@ func previousSecret(it map[string]types.AttributeValue, now time.Time) string {
 	return "" // no expiry: not a rotation this code understands
 }
 
-func getBool(it map[string]types.AttributeValue, name string) bool {
-	v, ok := it[name].(*types.AttributeValueMemberBOOL)
-	return ok && v.Value
-}
-
-func getN(it map[string]types.AttributeValue, name string) int64 {
-	if v, ok := it[name].(*types.AttributeValueMemberN); ok {
-		n, _ := strconv.ParseInt(v.Value, 10, 64)
-		return n
-	}
-	return 0
-}
-
 // Webhook implements delivery.Store with one GetItem. Errors: ENotFound;
 // EUnavailable.
-func (s *Table) Webhook(ctx context.Context, kind, ws, sk string) (delivery.Webhook, error) {
+func (s *Store) Webhook(ctx context.Context, kind, ws, sk string) (delivery.Webhook, error) {
 	k, err := webhookKey(kind, ws, sk)
 	if err != nil {
 		return delivery.Webhook{}, err
 	}
 	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: k, ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return delivery.Webhook{}, Fail("get webhook "+sk, err)
+		return delivery.Webhook{}, dynamo.Fail("get webhook "+sk, err)
 	}
 	it := out.Item
 	if len(it) == 0 {
 		return delivery.Webhook{}, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, sk)
 	}
-	w := delivery.Webhook{ID: GetS(it, "id"), Kind: kind, WorkspaceID: ws, Key: sk, URL: GetS(it, "url"),
-		Active: getBool(it, "active"), FailedAttempts: int(getN(it, AttrFailedAttempts))}
-	if sec := GetS(it, AttrSigningSecret); sec != "" {
+	w := delivery.Webhook{ID: dynamo.GetS(it, "id"), Kind: kind, WorkspaceID: ws, Key: sk, URL: dynamo.GetS(it, "url"),
+		Active: dynamo.GetBool(it, "active"), FailedAttempts: int(dynamo.GetN(it, dynamo.AttrFailedAttempts))}
+	if sec := dynamo.GetS(it, dynamo.AttrSigningSecret); sec != "" {
 		w.Secrets = append(w.Secrets, []byte(sec))
 	}
 	if prev := previousSecret(it, time.Now()); prev != "" {
 		w.Secrets = append(w.Secrets, []byte(prev))
 	}
-	if t, err := time.Parse(time.RFC3339Nano, GetS(it, AttrReenabledAt)); err == nil {
+	if t, err := time.Parse(time.RFC3339Nano, dynamo.GetS(it, dynamo.AttrReenabledAt)); err == nil {
 		w.ReenabledAt = t
 	}
-	if t, err := time.Parse(sortTimeLayout, GetS(it, AttrFailingSince)); err == nil {
+	if t, err := time.Parse(sortTimeLayout, dynamo.GetS(it, dynamo.AttrFailingSince)); err == nil {
 		w.FailingSince = t
 	}
 	return w, nil
@@ -167,20 +131,20 @@ const (
 	attrNextAt = "next_attempt_at"
 )
 
-func leaseValue(l delivery.Lease) string { return SortTime(l.Until) + "#" + l.Token }
+func leaseValue(l delivery.Lease) string { return dynamo.SortTime(l.Until) + "#" + l.Token }
 
 // Reserve implements delivery.Store with one conditional UpdateItem of the
 // delivery record, which creates it on the first attempt and shows the
 // attempt as pending. A refusal returns the record as it was
 // (ReturnValuesOnConditionCheckFailure), so it costs no read.
 // Errors: EUnavailable, EInternal.
-func (s *Table) Reserve(ctx context.Context, r delivery.Reservation) (int, bool, delivery.State, error) {
+func (s *Store) Reserve(ctx context.Context, r delivery.Reservation) (int, bool, delivery.State, error) {
 	d := r.Delivery
 	names := map[string]string{"#st": "status", "#err": "error", "#ttl": "ttl", "#a": attrAttempts, "#l": attrLease, "#next": attrNextAt}
 	vals := map[string]types.AttributeValue{
-		":id": Str(d.ID), ":wh": Str(d.WebhookID), ":kind": Str(d.Kind), ":ws": Str(d.WorkspaceID), ":key": Str(d.WebhookKey),
-		":ev": Str(d.EventID), ":et": Str(d.EventType), ":st": Str(delivery.StatusPending), ":at": Str(r.At.UTC().Format(time.RFC3339Nano)),
-		":ttl": Num(Epoch(r.At.Add(delivery.Retention))), ":lease": Str(leaseValue(r.Lease)), ":now": Str(SortTime(r.At)),
+		":id": dynamo.Str(d.ID), ":wh": dynamo.Str(d.WebhookID), ":kind": dynamo.Str(d.Kind), ":ws": dynamo.Str(d.WorkspaceID), ":key": dynamo.Str(d.WebhookKey),
+		":ev": dynamo.Str(d.EventID), ":et": dynamo.Str(d.EventType), ":st": dynamo.Str(delivery.StatusPending), ":at": dynamo.Str(r.At.UTC().Format(time.RFC3339Nano)),
+		":ttl": dynamo.Num(dynamo.Epoch(r.At.Add(delivery.Retention))), ":lease": dynamo.Str(leaseValue(r.Lease)), ":now": dynamo.Str(dynamo.SortTime(r.At)),
 	}
 	set := []string{"id = :id", "webhook_id = :wh", "webhook_kind = :kind", "workspace_id = :ws", "webhook_key = :key",
 		"event_id = :ev", "event_type = :et", "#st = :st", "last_attempt_at = :at", "#l = :lease",
@@ -189,20 +153,20 @@ func (s *Table) Reserve(ctx context.Context, r delivery.Reservation) (int, bool,
 	switch {
 	case r.Number == 0: // the next number, once no attempt holds the record
 		set = append(set, "#a = if_not_exists(#a, :zero) + :one")
-		vals[":zero"], vals[":one"] = Num(0), Num(1)
+		vals[":zero"], vals[":one"] = dynamo.Num(0), dynamo.Num(1)
 		cond = "attribute_not_exists(#l) OR #l < :now"
 	case r.Number == 1:
 		set = append(set, "#a = :n")
-		vals[":n"] = Num(1)
+		vals[":n"] = dynamo.Num(1)
 		cond = "(attribute_not_exists(#a) AND attribute_not_exists(#l)) OR (#a = :n AND #l < :now)"
 	default:
 		set = append(set, "#a = :n")
-		vals[":n"], vals[":prev"] = Num(int64(r.Number)), Num(int64(r.Number-1))
+		vals[":n"], vals[":prev"] = dynamo.Num(int64(r.Number)), dynamo.Num(int64(r.Number-1))
 		// A message of attempt n exists only once attempt n-1 was posted,
 		// so n-1's lease (which guards its own number) does not hold n back.
 		cond = "#a = :prev OR (#a = :n AND #l < :now)"
 	}
-	out, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: Key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
+	out, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: dynamo.Key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
 		UpdateExpression:    aws.String("SET " + strings.Join(set, ", ") + " REMOVE response_status, #err, duration_ms, #next"),
 		ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: vals,
 		ReturnValues: types.ReturnValueUpdatedNew, ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
@@ -211,9 +175,9 @@ func (s *Table) Reserve(ctx context.Context, r delivery.Reservation) (int, bool,
 		return 0, false, stateOf(ccf.Item), nil
 	}
 	if err != nil {
-		return 0, false, delivery.State{}, Fail("reserve attempt of delivery "+d.ID, err)
+		return 0, false, delivery.State{}, dynamo.Fail("reserve attempt of delivery "+d.ID, err)
 	}
-	n := int(getN(out.Attributes, attrAttempts))
+	n := int(dynamo.GetN(out.Attributes, attrAttempts))
 	if n < 1 {
 		return 0, false, delivery.State{}, chat.Internal(fmt.Errorf("dynamo: delivery %s: reserved attempt %d", d.ID, n))
 	}
@@ -222,8 +186,8 @@ func (s *Table) Reserve(ctx context.Context, r delivery.Reservation) (int, bool,
 
 // stateOf reads a delivery record as a refused reservation found it.
 func stateOf(it map[string]types.AttributeValue) delivery.State {
-	st := delivery.State{Attempts: int(getN(it, attrAttempts)), Status: GetS(it, "status"), Queued: int(getN(it, attrQueued))}
-	if l := GetS(it, attrLease); l != "" {
+	st := delivery.State{Attempts: int(dynamo.GetN(it, attrAttempts)), Status: dynamo.GetS(it, "status"), Queued: int(dynamo.GetN(it, attrQueued))}
+	if l := dynamo.GetS(it, attrLease); l != "" {
 		until, _, _ := strings.Cut(l, "#")
 		if t, err := time.Parse(sortTimeLayout, until); err == nil {
 			st.LeaseUntil = t
@@ -231,7 +195,7 @@ func stateOf(it map[string]types.AttributeValue) delivery.State {
 			st.LeaseUntil = time.Unix(0, 1) // unreadable: expired, never zero
 		}
 	}
-	if t, err := time.Parse(time.RFC3339Nano, GetS(it, attrNextAt)); err == nil {
+	if t, err := time.Parse(time.RFC3339Nano, dynamo.GetS(it, attrNextAt)); err == nil {
 		st.NextAt = t
 	}
 	return st
@@ -242,47 +206,47 @@ func stateOf(it map[string]types.AttributeValue) delivery.State {
 // touches no other item, so concurrent attempts to one webhook never
 // collide. Errors: EConflict when another reservation took the number
 // over; EUnavailable.
-func (s *Table) RecordAttempt(ctx context.Context, a delivery.Attempt) error {
+func (s *Store) RecordAttempt(ctx context.Context, a delivery.Attempt) error {
 	d := a.Delivery
 	names := map[string]string{"#st": "status", "#err": "error", "#l": attrLease}
-	vals := map[string]types.AttributeValue{":st": Str(a.Status), ":dur": Num(a.DurationMS), ":lease": Str(leaseValue(a.Lease))}
+	vals := map[string]types.AttributeValue{":st": dynamo.Str(a.Status), ":dur": dynamo.Num(a.DurationMS), ":lease": dynamo.Str(leaseValue(a.Lease))}
 	set := []string{"#st = :st", "duration_ms = :dur"}
 	remove := []string{"#l"}
 	if a.ResponseStatus != 0 {
-		vals[":rs"] = Num(int64(a.ResponseStatus))
+		vals[":rs"] = dynamo.Num(int64(a.ResponseStatus))
 		set = append(set, "response_status = :rs")
 	} else {
 		remove = append(remove, "response_status")
 	}
 	if a.Error != "" {
-		vals[":err"] = Str(a.Error)
+		vals[":err"] = dynamo.Str(a.Error)
 		set = append(set, "#err = :err")
 	} else {
 		remove = append(remove, "#err")
 	}
 	if !a.NextAt.IsZero() {
-		vals[":next"] = Str(a.NextAt.UTC().Format(time.RFC3339Nano))
+		vals[":next"] = dynamo.Str(a.NextAt.UTC().Format(time.RFC3339Nano))
 		set = append(set, attrNextAt+" = :next")
 	}
 	if a.Queued > 0 {
 		names["#q"] = attrQueued
-		vals[":q"] = Num(int64(a.Queued))
+		vals[":q"] = dynamo.Num(int64(a.Queued))
 		set = append(set, "#q = :q")
 	}
-	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: Key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
+	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: dynamo.Key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
 		UpdateExpression:    aws.String("SET " + strings.Join(set, ", ") + " REMOVE " + strings.Join(remove, ", ")),
 		ConditionExpression: aws.String("#l = :lease"), ExpressionAttributeNames: names, ExpressionAttributeValues: vals})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return chat.Errorf(chat.EConflict, "delivery %s attempt %d was taken over", d.ID, a.Number)
 	}
-	return Fail("record delivery "+d.ID, err)
+	return dynamo.Fail("record delivery "+d.ID, err)
 }
 
 // ExtendFailing implements delivery.Store with one UpdateItem of the
 // webhook's listed item (ADD: concurrent ones never conflict), only while
 // the webhook exists.
-func (s *Table) ExtendFailing(ctx context.Context, w delivery.Webhook, at time.Time) error {
+func (s *Store) ExtendFailing(ctx context.Context, w delivery.Webhook, at time.Time) error {
 	k, err := webhookKey(w.Kind, w.WorkspaceID, w.Key)
 	if err != nil {
 		return err
@@ -290,55 +254,55 @@ func (s *Table) ExtendFailing(ctx context.Context, w delivery.Webhook, at time.T
 	_, err = s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: k,
 		UpdateExpression:          aws.String("SET #fs = if_not_exists(#fs, :at) ADD #fa :one"),
 		ConditionExpression:       aws.String("attribute_exists(pk)"),
-		ExpressionAttributeNames:  map[string]string{"#fs": AttrFailingSince, "#fa": AttrFailedAttempts},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":at": Str(SortTime(at)), ":one": Num(1)}})
+		ExpressionAttributeNames:  map[string]string{"#fs": dynamo.AttrFailingSince, "#fa": dynamo.AttrFailedAttempts},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":at": dynamo.Str(dynamo.SortTime(at)), ":one": dynamo.Num(1)}})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return nil
 	}
-	return Fail("extend failure streak of webhook "+w.ID, err)
+	return dynamo.Fail("extend failure streak of webhook "+w.ID, err)
 }
 
 // Disable implements delivery.Store with one TransactWriteItems that
 // disables both of the webhook's twins.
 // Errors: EConflict when the webhook is gone, already inactive, or (for
 // "failing") its streak no longer qualifies; EUnavailable.
-func (s *Table) Disable(ctx context.Context, w delivery.Webhook, reason string, failingBefore time.Time) error {
+func (s *Store) Disable(ctx context.Context, w delivery.Webhook, reason string, failingBefore time.Time) error {
 	k, err := webhookKey(w.Kind, w.WorkspaceID, w.Key)
 	if err != nil {
 		return err
 	}
 	cond := "attribute_exists(pk) AND active = :t"
 	vals := map[string]types.AttributeValue{":f": &types.AttributeValueMemberBOOL{Value: false},
-		":t": &types.AttributeValueMemberBOOL{Value: true}, ":r": Str(reason), ":now": Str(time.Now().UTC().Format(time.RFC3339Nano))}
-	names := map[string]string{"#dr": AttrDisabledReason}
+		":t": &types.AttributeValueMemberBOOL{Value: true}, ":r": dynamo.Str(reason), ":now": dynamo.Str(time.Now().UTC().Format(time.RFC3339Nano))}
+	names := map[string]string{"#dr": dynamo.AttrDisabledReason}
 	if reason == delivery.DisabledFailing {
 		cond += " AND #fs <= :before AND #fa >= :n"
-		vals[":before"], vals[":n"] = Str(SortTime(failingBefore)), Num(10)
-		names["#fs"], names["#fa"] = AttrFailingSince, AttrFailedAttempts
+		vals[":before"], vals[":n"] = dynamo.Str(dynamo.SortTime(failingBefore)), dynamo.Num(10)
+		names["#fs"], names["#fa"] = dynamo.AttrFailingSince, dynamo.AttrFailedAttempts
 	}
 	// Both twins (webhooks.go): the listed one the delivery function reads,
 	// on the streak's condition, and the by-id one management reads.
-	byID := Key(SupportPK(w.ID), MetaSK)
+	byID := dynamo.Key(dynamo.SupportPK(w.ID), dynamo.MetaSK)
 	if w.Kind == events.KindOutbound {
-		byID = Key(OutboundPK(w.ID), MetaSK)
+		byID = dynamo.Key(dynamo.OutboundPK(w.ID), dynamo.MetaSK)
 	}
 	set := aws.String("SET active = :f, #dr = :r, updated_at = :now")
 	_, err = s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
 		{Update: &types.Update{TableName: &s.Name, Key: k, UpdateExpression: set, ConditionExpression: aws.String(cond),
 			ExpressionAttributeNames: names, ExpressionAttributeValues: vals}},
 		{Update: &types.Update{TableName: &s.Name, Key: byID, UpdateExpression: set, ConditionExpression: aws.String("attribute_exists(pk)"),
-			ExpressionAttributeNames:  map[string]string{"#dr": AttrDisabledReason},
+			ExpressionAttributeNames:  map[string]string{"#dr": dynamo.AttrDisabledReason},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":f": vals[":f"], ":r": vals[":r"], ":now": vals[":now"]}}},
 	}})
-	if Cancellation(err) != nil {
+	if dynamo.Cancellation(err) != nil {
 		return chat.Errorf(chat.EConflict, "webhook %s not disabled", w.ID)
 	}
-	return Fail("disable webhook "+w.ID, err)
+	return dynamo.Fail("disable webhook "+w.ID, err)
 }
 
 // ClearFailing implements delivery.Store with one UpdateItem.
-func (s *Table) ClearFailing(ctx context.Context, w delivery.Webhook) error {
+func (s *Store) ClearFailing(ctx context.Context, w delivery.Webhook) error {
 	k, err := webhookKey(w.Kind, w.WorkspaceID, w.Key)
 	if err != nil {
 		return err
@@ -346,41 +310,23 @@ func (s *Table) ClearFailing(ctx context.Context, w delivery.Webhook) error {
 	_, err = s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: k,
 		UpdateExpression:         aws.String("REMOVE #fs, #fa"),
 		ConditionExpression:      aws.String("attribute_exists(pk)"),
-		ExpressionAttributeNames: map[string]string{"#fs": AttrFailingSince, "#fa": AttrFailedAttempts},
+		ExpressionAttributeNames: map[string]string{"#fs": dynamo.AttrFailingSince, "#fa": dynamo.AttrFailedAttempts},
 	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return nil
 	}
-	return Fail("clear failing webhook "+w.ID, err)
-}
-
-// PutEvents stores events' envelopes for redelivery, 25 per
-// BatchWriteItem.
-func (s *Table) PutEvents(ctx context.Context, evs []events.Event, bodies [][]byte) error {
-	var reqs []types.WriteRequest
-	for i, ev := range evs {
-		av, err := attributevalue.MarshalMap(eventItem{PK: eventPK(ev.ID), SK: MetaSK, ID: ev.ID, WorkspaceID: ev.WorkspaceID,
-			Type: ev.Type, Body: string(bodies[i]), TTL: Epoch(ev.CreatedAt.Add(delivery.Retention))})
-		if err != nil {
-			return chat.Internal(err)
-		}
-		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
-	}
-	if len(reqs) == 0 {
-		return nil
-	}
-	return s.BatchWrite(ctx, "put events", reqs)
+	return dynamo.Fail("clear failing webhook "+w.ID, err)
 }
 
 // Event returns an event's stored envelope. Errors: ENotFound.
-func (s *Table) Event(ctx context.Context, id string) ([]byte, error) {
-	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: Key(eventPK(id), MetaSK),
+func (s *Store) Event(ctx context.Context, id string) ([]byte, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: dynamo.Key(dynamo.EventPK(id), dynamo.MetaSK),
 		ProjectionExpression: aws.String("body")})
 	if err != nil {
-		return nil, Fail("get event "+id, err)
+		return nil, dynamo.Fail("get event "+id, err)
 	}
-	b := GetS(out.Item, "body")
+	b := dynamo.GetS(out.Item, "body")
 	if b == "" {
 		return nil, chat.Errorf(chat.ENotFound, "no event %s", id)
 	}
@@ -388,11 +334,11 @@ func (s *Table) Event(ctx context.Context, id string) ([]byte, error) {
 }
 
 // Delivery returns a webhook's delivery record. Errors: ENotFound.
-func (s *Table) Delivery(ctx context.Context, ws, webhookID, id string) (delivery.Record, error) {
-	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: Key(deliveryPK(ws, webhookID), deliverySK(id)),
+func (s *Store) Delivery(ctx context.Context, ws, webhookID, id string) (delivery.Record, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: dynamo.Key(deliveryPK(ws, webhookID), deliverySK(id)),
 		ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return delivery.Record{}, Fail("get delivery "+id, err)
+		return delivery.Record{}, dynamo.Fail("get delivery "+id, err)
 	}
 	if len(out.Item) == 0 {
 		return delivery.Record{}, chat.Errorf(chat.ENotFound, "no delivery %s", id)
@@ -405,15 +351,15 @@ func (s *Table) Delivery(ctx context.Context, ws, webhookID, id string) (deliver
 }
 
 // ListDeliveries returns a page of a webhook's delivery log, newest first.
-func (s *Table) ListDeliveries(ctx context.Context, ws, webhookID, after string, limit int) (chat.Page[delivery.Record], error) {
-	q := ListQuery{Op: "list deliveries of " + webhookID, PK: deliveryPK(ws, webhookID), Prefix: DeliveryPrefix}
-	return ListPage(ctx, s, q, after, limit, deliveryItem.record)
+func (s *Store) ListDeliveries(ctx context.Context, ws, webhookID, after string, limit int) (chat.Page[delivery.Record], error) {
+	q := dynamo.ListQuery{Op: "list deliveries of " + webhookID, PK: deliveryPK(ws, webhookID), Prefix: dynamo.DeliveryPrefix}
+	return dynamo.ListPage(ctx, s.Table, q, after, limit, deliveryItem.record)
 }
 
 // PointWebhook sets the URL of a workspace's webhook of kind (and its
 // signing secret when it has none), for local runs: chatctl serve --demo
 // points the demo's webhooks at its local receiver. Errors: ENotFound.
-func (s *Table) PointWebhook(ctx context.Context, ws, kind, sk, url, secret string) error {
+func (s *Store) PointWebhook(ctx context.Context, ws, kind, sk, url, secret string) error {
 	k, err := webhookKey(kind, ws, sk)
 	if err != nil {
 		return err
@@ -421,11 +367,11 @@ func (s *Table) PointWebhook(ctx context.Context, ws, kind, sk, url, secret stri
 	_, err = s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: k,
 		UpdateExpression:          aws.String("SET #u = :u, #s = if_not_exists(#s, :s)"),
 		ConditionExpression:       aws.String("attribute_exists(pk)"),
-		ExpressionAttributeNames:  map[string]string{"#u": "url", "#s": AttrSigningSecret},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":u": Str(url), ":s": Str(secret)}})
+		ExpressionAttributeNames:  map[string]string{"#u": "url", "#s": dynamo.AttrSigningSecret},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":u": dynamo.Str(url), ":s": dynamo.Str(secret)}})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, sk)
 	}
-	return Fail("point webhook "+sk, err)
+	return dynamo.Fail("point webhook "+sk, err)
 }

@@ -1,4 +1,4 @@
-package dynamo
+package relaystore
 
 import (
 	"context"
@@ -6,38 +6,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 )
 
 // ParkedRetention is how long a parked stream record is kept: longer than
 // RelayFailureQueue keeps the failure record that points to it (14 days),
 // so a failure record never outlives the records it names.
 const ParkedRetention = 15 * 24 * time.Hour
-
-// seqDigits is the width sequence numbers are padded to in a sort key, so
-// that string order is numeric order (they have up to 40 digits).
-const seqDigits = 40
-
-// StreamRecord is one record of the table's stream as the relay reads it:
-// what the relay's work depends on, and no more (the old image is not).
-type StreamRecord struct {
-	// Seq is the record's sequence number.
-	Seq       string
-	EventName string
-	// At is the record's approximate creation time.
-	At    time.Time
-	Image map[string]types.AttributeValue
-}
-
-// StreamRecordOf converts a record of a Lambda DynamoDB stream event.
-func StreamRecordOf(rec events.DynamoDBEventRecord) StreamRecord {
-	return StreamRecord{Seq: rec.Change.SequenceNumber, EventName: rec.EventName,
-		At: rec.Change.ApproximateCreationDateTime.Time, Image: FromLambdaImage(rec.Change.NewImage)}
-}
 
 // A parked record is a stream record the relay could not finish: pk
 // RELAYPARK#<stream ARN>, sk <sequence number, zero-padded>, so a failure
@@ -52,10 +31,10 @@ const (
 func parkedPK(stream string) string { return "RELAYPARK#" + stream }
 
 func parkedSK(seq string) string {
-	if len(seq) >= seqDigits {
+	if len(seq) >= dynamo.SeqDigits {
 		return seq
 	}
-	return strings.Repeat("0", seqDigits-len(seq)) + seq
+	return strings.Repeat("0", dynamo.SeqDigits-len(seq)) + seq
 }
 
 // ParkStreamRecords keeps recs of stream for a replay of the relay's
@@ -63,13 +42,13 @@ func parkedSK(seq string) string {
 // again overwrites it with the same content. Errors: EUnavailable;
 // EInternal for a record DynamoDB refuses (an image near the 400 KB item
 // limit).
-func (s *Table) ParkStreamRecords(ctx context.Context, stream string, recs []StreamRecord, now time.Time) error {
+func (s *Store) ParkStreamRecords(ctx context.Context, stream string, recs []dynamo.StreamRecord, now time.Time) error {
 	reqs := make([]types.WriteRequest, 0, len(recs))
 	for _, r := range recs {
 		item := map[string]types.AttributeValue{
-			AttrPK: Str(parkedPK(stream)), AttrSK: Str(parkedSK(r.Seq)), attrParkedSeq: Str(r.Seq),
-			attrParkedEvent: Str(r.EventName), attrParkedAt: Num(r.At.UnixNano()),
-			attrParkedImage: &types.AttributeValueMemberM{Value: r.Image}, AttrTTL: Num(Epoch(now.Add(ParkedRetention))),
+			dynamo.AttrPK: dynamo.Str(parkedPK(stream)), dynamo.AttrSK: dynamo.Str(parkedSK(r.Seq)), attrParkedSeq: dynamo.Str(r.Seq),
+			attrParkedEvent: dynamo.Str(r.EventName), attrParkedAt: dynamo.Num(r.At.UnixNano()),
+			attrParkedImage: &types.AttributeValueMemberM{Value: r.Image}, dynamo.AttrTTL: dynamo.Num(dynamo.Epoch(now.Add(ParkedRetention))),
 		}
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
 	}
@@ -79,27 +58,27 @@ func (s *Table) ParkStreamRecords(ctx context.Context, stream string, recs []Str
 // ParkedStreamRecords returns the records of stream parked with sequence
 // numbers from to to, inclusive, in stream order: one Query (paged).
 // Errors: EUnavailable.
-func (s *Table) ParkedStreamRecords(ctx context.Context, stream, from, to string) ([]StreamRecord, error) {
+func (s *Store) ParkedStreamRecords(ctx context.Context, stream, from, to string) ([]dynamo.StreamRecord, error) {
 	p := dynamodb.NewQueryPaginator(s.Client, &dynamodb.QueryInput{
 		TableName:              &s.Name,
 		KeyConditionExpression: aws.String("pk = :pk AND sk BETWEEN :from AND :to"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": Str(parkedPK(stream)), ":from": Str(parkedSK(from)), ":to": Str(parkedSK(to))},
+			":pk": dynamo.Str(parkedPK(stream)), ":from": dynamo.Str(parkedSK(from)), ":to": dynamo.Str(parkedSK(to))},
 		ConsistentRead: aws.Bool(true),
 	})
-	var out []StreamRecord
+	var out []dynamo.StreamRecord
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, Fail("query parked stream records", err)
+			return nil, dynamo.Fail("query parked stream records", err)
 		}
 		for _, it := range page.Items {
 			image, ok := it[attrParkedImage].(*types.AttributeValueMemberM)
 			if !ok {
-				return nil, chat.Internal(fmt.Errorf("dynamo: parked stream record %s: no image", GetS(it, AttrSK)))
+				return nil, chat.Internal(fmt.Errorf("dynamo: parked stream record %s: no image", dynamo.GetS(it, dynamo.AttrSK)))
 			}
-			out = append(out, StreamRecord{Seq: GetS(it, attrParkedSeq), EventName: GetS(it, attrParkedEvent),
-				At: time.Unix(0, getN(it, attrParkedAt)).UTC(), Image: image.Value})
+			out = append(out, dynamo.StreamRecord{Seq: dynamo.GetS(it, attrParkedSeq), EventName: dynamo.GetS(it, attrParkedEvent),
+				At: time.Unix(0, dynamo.GetN(it, attrParkedAt)).UTC(), Image: image.Value})
 		}
 	}
 	return out, nil

@@ -1,4 +1,4 @@
-package dynamo
+package connstore
 
 import (
 	"context"
@@ -13,14 +13,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/realtime"
 )
 
 var (
-	_ realtime.ConnectionStore = (*Table)(nil)
-	_ realtime.BackfillStore   = (*Table)(nil)
-	_ realtime.TypingStore     = (*Table)(nil)
-	_ realtime.Holder          = (*Table)(nil)
+	_ realtime.ConnectionStore = (*Store)(nil)
+	_ realtime.BackfillStore   = (*Store)(nil)
+	_ realtime.TypingStore     = (*Store)(nil)
+	_ realtime.Holder          = (*Store)(nil)
 )
 
 // connPrefix starts the sort key of a channel's subscribed connections:
@@ -35,7 +36,7 @@ const connPrefix = "SUB#"
 
 // Sort-key bounds of the push's Query: readers, rooms, connections.
 const (
-	audienceFrom = ReadersFrom
+	audienceFrom = dynamo.ReadersFrom
 	audienceTo   = "SUB$"
 )
 
@@ -76,17 +77,17 @@ func (it connectionItem) connection() realtime.Connection {
 
 // PutConnection implements realtime.ConnectionStore with one
 // BatchWriteItem: the connection's item in its channel and its lookup item.
-func (s *Table) PutConnection(ctx context.Context, c realtime.Connection) error {
+func (s *Store) PutConnection(ctx context.Context, c realtime.Connection) error {
 	if !chat.ValidID(c.ChannelID) || !realtime.ValidConnectionID(c.ID) {
 		return chat.Internal(fmt.Errorf("dynamo: put connection %q of channel %q: invalid id", c.ID, c.ChannelID))
 	}
 	it := connectionItem{
-		PK: ChanPK(c.ChannelID), SK: connSK(c.ID), ID: c.ID, WorkspaceID: c.WorkspaceID, ChannelID: c.ChannelID,
+		PK: dynamo.ChanPK(c.ChannelID), SK: connSK(c.ID), ID: c.ID, WorkspaceID: c.WorkspaceID, ChannelID: c.ChannelID,
 		Kind: c.Kind, SubjectID: c.SubjectID, RoomID: c.RoomID, Language: c.Language, Name: c.Name, Token: c.Token,
-		Pending: c.Pending, ExpiresAt: c.ExpiresAt.UTC(), ExpiresEpoch: Epoch(c.ExpiresAt),
+		Pending: c.Pending, ExpiresAt: c.ExpiresAt.UTC(), ExpiresEpoch: dynamo.Epoch(c.ExpiresAt),
 	}
 	var reqs []types.WriteRequest
-	for _, k := range [][2]string{{it.PK, it.SK}, {connLookupPK(c.ID), MetaSK}} {
+	for _, k := range [][2]string{{it.PK, it.SK}, {connLookupPK(c.ID), dynamo.MetaSK}} {
 		it.PK, it.SK = k[0], k[1]
 		av, err := attributevalue.MarshalMap(it)
 		if err != nil {
@@ -102,12 +103,12 @@ func (s *Table) PutConnection(ctx context.Context, c realtime.Connection) error 
 // thousands of them), read consistently, so a connection subscribed a
 // moment ago is pushed to. Each connection carries its Access, read in the
 // same Query. Expired items (their TTL deletion lags) are left out.
-func (s *Table) Connections(ctx context.Context, channelID string, now time.Time) ([]realtime.Connection, error) {
+func (s *Store) Connections(ctx context.Context, channelID string, now time.Time) ([]realtime.Connection, error) {
 	op := "connections of channel " + channelID
 	items, err := s.QueryAll(ctx, op, &dynamodb.QueryInput{
 		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :from AND :to"),
-		ExpressionAttributeNames:  map[string]string{"#pk": AttrPK, "#sk": AttrSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": Str(ChanPK(channelID)), ":from": Str(audienceFrom), ":to": Str(audienceTo)},
+		ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrPK, "#sk": dynamo.AttrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(dynamo.ChanPK(channelID)), ":from": dynamo.Str(audienceFrom), ":to": dynamo.Str(audienceTo)},
 	})
 	if err != nil {
 		return nil, err
@@ -120,14 +121,14 @@ func (s *Table) Connections(ctx context.Context, channelID string, now time.Time
 	roomStates := map[string]roomState{}
 	var out []realtime.Connection
 	for _, av := range items {
-		sk := GetS(av, AttrSK)
+		sk := dynamo.GetS(av, dynamo.AttrSK)
 		switch {
 		case strings.HasPrefix(sk, "READER#USER#"):
-			readers[realtime.KindMember+"#"+strings.TrimPrefix(sk, "READER#USER#")] = GetS(av, "token")
+			readers[realtime.KindMember+"#"+strings.TrimPrefix(sk, "READER#USER#")] = dynamo.GetS(av, "token")
 		case strings.HasPrefix(sk, "READER#GUEST#"):
-			readers[realtime.KindGuest+"#"+strings.TrimPrefix(sk, "READER#GUEST#")] = GetS(av, "token")
+			readers[realtime.KindGuest+"#"+strings.TrimPrefix(sk, "READER#GUEST#")] = dynamo.GetS(av, "token")
 		case strings.HasPrefix(sk, "ROOM#"):
-			var r ChannelRoomItem
+			var r dynamo.ChannelRoomItem
 			if err := attributevalue.UnmarshalMap(av, &r); err != nil {
 				return nil, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
 			}
@@ -158,18 +159,18 @@ func (s *Table) Connections(ctx context.Context, channelID string, now time.Time
 // of the connection's item in its channel. Its lookup item is left to its
 // TTL: a typing signal through it finds the connection gone from the
 // channel and is dropped.
-func (s *Table) DeleteConnection(ctx context.Context, channelID, connectionID string) error {
-	_, err := s.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: Key(ChanPK(channelID), connSK(connectionID))})
-	return Fail("delete connection "+connectionID, err)
+func (s *Store) DeleteConnection(ctx context.Context, channelID, connectionID string) error {
+	_, err := s.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: dynamo.Key(dynamo.ChanPK(channelID), connSK(connectionID))})
+	return dynamo.Fail("delete connection "+connectionID, err)
 }
 
 // Ready implements realtime.BackfillStore with one UpdateItem of the
 // connection's item in its channel: REMOVE pending and held, SET
 // backfilled, on condition that it exists; ALL_OLD returns what was held.
-func (s *Table) Ready(ctx context.Context, channelID, connectionID string, sent []string) ([]string, error) {
+func (s *Store) Ready(ctx context.Context, channelID, connectionID string, sent []string) ([]string, error) {
 	in := &dynamodb.UpdateItemInput{
 		TableName:           &s.Name,
-		Key:                 Key(ChanPK(channelID), connSK(connectionID)),
+		Key:                 dynamo.Key(dynamo.ChanPK(channelID), connSK(connectionID)),
 		UpdateExpression:    aws.String("REMOVE pending, held"),
 		ConditionExpression: aws.String("attribute_exists(pk)"),
 		ReturnValues:        types.ReturnValueAllOld,
@@ -184,7 +185,7 @@ func (s *Table) Ready(ctx context.Context, channelID, connectionID string, sent 
 		return nil, nil
 	}
 	if err != nil {
-		return nil, Fail("ready connection "+connectionID, err)
+		return nil, dynamo.Fail("ready connection "+connectionID, err)
 	}
 	var it connectionItem
 	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
@@ -197,10 +198,10 @@ func (s *Table) Ready(ctx context.Context, channelID, connectionID string, sent 
 // item: ADD held, on condition that it is pending. When it is not, the
 // condition's failure returns the item (ALL_OLD), whose backfilled ids are
 // returned.
-func (s *Table) Hold(ctx context.Context, channelID, connectionID, messageID string) (bool, []string, error) {
+func (s *Store) Hold(ctx context.Context, channelID, connectionID, messageID string) (bool, []string, error) {
 	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           &s.Name,
-		Key:                                 Key(ChanPK(channelID), connSK(connectionID)),
+		Key:                                 dynamo.Key(dynamo.ChanPK(channelID), connSK(connectionID)),
 		UpdateExpression:                    aws.String("ADD held :id"),
 		ConditionExpression:                 aws.String("attribute_exists(pending)"),
 		ExpressionAttributeValues:           map[string]types.AttributeValue{":id": &types.AttributeValueMemberSS{Value: []string{messageID}}},
@@ -217,30 +218,30 @@ func (s *Table) Hold(ctx context.Context, channelID, connectionID, messageID str
 		return false, it.Backfilled, nil
 	}
 	if err != nil {
-		return false, nil, Fail("hold for connection "+connectionID, err)
+		return false, nil, dynamo.Fail("hold for connection "+connectionID, err)
 	}
 	return true, nil, nil
 }
 
 // Messages implements realtime.BackfillStore with one BatchGetItem per 100
 // ids.
-func (s *Table) Messages(ctx context.Context, channelID string, ids []string) ([]chat.Message, error) {
+func (s *Store) Messages(ctx context.Context, channelID string, ids []string) ([]chat.Message, error) {
 	var out []chat.Message
-	for start := 0; start < len(ids); start += TranslationBatch {
+	for start := 0; start < len(ids); start += dynamo.TranslationBatch {
 		var keys []map[string]types.AttributeValue
-		for _, id := range ids[start:min(start+TranslationBatch, len(ids))] {
-			keys = append(keys, Key(ChanPK(channelID), MessageSK(id)))
+		for _, id := range ids[start:min(start+dynamo.TranslationBatch, len(ids))] {
+			keys = append(keys, dynamo.Key(dynamo.ChanPK(channelID), dynamo.MessageSK(id)))
 		}
 		items, err := s.BatchGet(ctx, "messages of channel "+channelID, keys)
 		if err != nil {
 			return nil, err
 		}
 		for _, av := range items {
-			var it MessageItem
+			var it dynamo.MessageItem
 			if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 				return nil, chat.Internal(fmt.Errorf("dynamo: messages of channel %s: %w", channelID, err))
 			}
-			out = append(out, it.message())
+			out = append(out, it.Message())
 		}
 	}
 	slices.SortFunc(out, func(a, b chat.Message) int { return strings.Compare(a.ID, b.ID) })
@@ -252,15 +253,15 @@ func (s *Table) Messages(ctx context.Context, channelID string, ids []string) ([
 // item exists, has not expired, and its last typing_at is at least every
 // ago; ALL_NEW returns its channel and author. A failed condition (not
 // subscribed, or too soon) is false, not an error.
-func (s *Table) TypingConnection(ctx context.Context, connectionID string, now time.Time, every time.Duration) (realtime.Connection, bool, error) {
+func (s *Store) TypingConnection(ctx context.Context, connectionID string, now time.Time, every time.Duration) (realtime.Connection, bool, error) {
 	out, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                &s.Name,
-		Key:                      Key(connLookupPK(connectionID), MetaSK),
+		Key:                      dynamo.Key(connLookupPK(connectionID), dynamo.MetaSK),
 		UpdateExpression:         aws.String("SET typing_at = :now"),
 		ConditionExpression:      aws.String("attribute_exists(pk) AND #ttl > :sec AND (attribute_not_exists(typing_at) OR typing_at <= :before)"),
-		ExpressionAttributeNames: map[string]string{"#ttl": AttrTTL},
+		ExpressionAttributeNames: map[string]string{"#ttl": dynamo.AttrTTL},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":now": Num(now.UnixMilli()), ":sec": Num(now.Unix()), ":before": Num(now.Add(-every).UnixMilli()),
+			":now": dynamo.Num(now.UnixMilli()), ":sec": dynamo.Num(now.Unix()), ":before": dynamo.Num(now.Add(-every).UnixMilli()),
 		},
 		ReturnValues: types.ReturnValueAllNew,
 	})
@@ -269,7 +270,7 @@ func (s *Table) TypingConnection(ctx context.Context, connectionID string, now t
 		return realtime.Connection{}, false, nil
 	}
 	if err != nil {
-		return realtime.Connection{}, false, Fail("typing of connection "+connectionID, err)
+		return realtime.Connection{}, false, dynamo.Fail("typing of connection "+connectionID, err)
 	}
 	var it connectionItem
 	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
@@ -284,7 +285,7 @@ func (s *Table) TypingConnection(ctx context.Context, connectionID string, now t
 // of them, oldest first. next is the list position of the oldest returned
 // when more messages lie between it and since, or when DynamoDB ended the
 // Query at 1 MB first (the client pages the rest with GET).
-func (s *Table) Backfill(ctx context.Context, channelID, since string, max int) ([]chat.Message, string, error) {
+func (s *Store) Backfill(ctx context.Context, channelID, since string, max int) ([]chat.Message, string, error) {
 	if !chat.ValidID(since) {
 		return nil, "", chat.Internal(fmt.Errorf("dynamo: backfill of channel %s: since %q is not an id", channelID, since))
 	}
@@ -294,19 +295,19 @@ func (s *Table) Backfill(ctx context.Context, channelID, since string, max int) 
 	res, err := s.Client.Query(ctx, &dynamodb.QueryInput{
 		TableName:                 &s.Name,
 		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :from AND :to"),
-		ExpressionAttributeNames:  map[string]string{"#pk": AttrPK, "#sk": AttrSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": Str(ChanPK(channelID)), ":from": Str(MessageSK(since)), ":to": Str("MSG$")},
+		ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrPK, "#sk": dynamo.AttrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(dynamo.ChanPK(channelID)), ":from": dynamo.Str(dynamo.MessageSK(since)), ":to": dynamo.Str("MSG$")},
 		ScanIndexForward:          aws.Bool(false),
 		ConsistentRead:            aws.Bool(true),
 		Limit:                     aws.Int32(int32(max + 2)),
 	})
 	if err != nil {
-		return nil, "", Fail(op, err)
+		return nil, "", dynamo.Fail(op, err)
 	}
 	var msgs []chat.Message
 	more := len(res.LastEvaluatedKey) > 0
 	for _, av := range res.Items {
-		if GetS(av, AttrSK) == MessageSK(since) {
+		if dynamo.GetS(av, dynamo.AttrSK) == dynamo.MessageSK(since) {
 			more = false // reached since: nothing lies between
 			break
 		}
@@ -314,11 +315,11 @@ func (s *Table) Backfill(ctx context.Context, channelID, since string, max int) 
 			more = true
 			break
 		}
-		var it MessageItem
+		var it dynamo.MessageItem
 		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 			return nil, "", chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
 		}
-		msgs = append(msgs, it.message())
+		msgs = append(msgs, it.Message())
 	}
 	slices.Reverse(msgs)
 	switch {
@@ -328,26 +329,26 @@ func (s *Table) Backfill(ctx context.Context, channelID, since string, max int) 
 		// An item is at most 400 KB, so a 1 MB page holds two.
 		return nil, "", chat.Internal(fmt.Errorf("dynamo: %s: a page without a message", op))
 	}
-	return msgs, MessageSK(msgs[0].ID), nil
+	return msgs, dynamo.MessageSK(msgs[0].ID), nil
 }
 
 // RealtimeChange returns what a stream record means to the realtime push:
 // a message inserted or modified, or a room of a channel closed (its
 // channel's ROOM# item changing to closed). Other records give false.
 func RealtimeChange(eventName string, oldImage, newImage map[string]types.AttributeValue) (realtime.Change, bool) {
-	pk, sk := GetS(newImage, AttrPK), GetS(newImage, AttrSK)
+	pk, sk := dynamo.GetS(newImage, dynamo.AttrPK), dynamo.GetS(newImage, dynamo.AttrSK)
 	switch {
 	case strings.HasPrefix(pk, "CHAN#") && strings.HasPrefix(sk, "ROOM#"):
-		if eventName != "MODIFY" || GetS(newImage, "status") != chat.RoomClosed || GetS(oldImage, "status") == chat.RoomClosed {
+		if eventName != "MODIFY" || dynamo.GetS(newImage, "status") != chat.RoomClosed || dynamo.GetS(oldImage, "status") == chat.RoomClosed {
 			return realtime.Change{}, false
 		}
 		return realtime.Change{Kind: realtime.RoomClosed, ChannelID: strings.TrimPrefix(pk, "CHAN#"), RoomID: strings.TrimPrefix(sk, "ROOM#")}, true
 	case eventName == "INSERT":
-		m, ok := MessageFromImage(newImage)
+		m, ok := dynamo.MessageFromImage(newImage)
 		return realtime.Change{Kind: realtime.MessageStored, Message: m}, ok
 	case eventName == "MODIFY":
-		m, ok := MessageFromImage(newImage)
-		before, okBefore := MessageFromImage(oldImage)
+		m, ok := dynamo.MessageFromImage(newImage)
+		before, okBefore := dynamo.MessageFromImage(oldImage)
 		if !ok || !okBefore {
 			return realtime.Change{}, false
 		}

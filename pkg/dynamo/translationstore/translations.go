@@ -1,4 +1,4 @@
-package dynamo
+package translationstore
 
 import (
 	"context"
@@ -12,16 +12,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/translation"
 )
 
-var _ translation.Store = (*Table)(nil)
+var _ translation.Store = (*Store)(nil)
 
 // Readers implements translation.Store with one Query (more only past 1 MB
 // of readers): the channel's reader items and its rooms' items, in one key
 // range, read with queryAll (apply.go). Users always read; a guest reads while the room it joined is active
 // and unexpired at now. Errors: EUnavailable, EInternal.
-func (s *Table) Readers(ctx context.Context, channelID string, now time.Time) ([]translation.Reader, error) {
+func (s *Store) Readers(ctx context.Context, channelID string, now time.Time) ([]translation.Reader, error) {
 	type row struct {
 		SK           string `dynamodbav:"sk"`
 		ID           string `dynamodbav:"id"`
@@ -37,11 +38,11 @@ func (s *Table) Readers(ctx context.Context, channelID string, now time.Time) ([
 		KeyConditionExpression: aws.String("#pk = :pk AND #sk BETWEEN :from AND :to"),
 		ProjectionExpression:   aws.String("#sk, #id, #lang, #room, #st, #exp"),
 		ExpressionAttributeNames: map[string]string{
-			"#pk": AttrPK, "#sk": AttrSK, "#id": "id", "#lang": "language",
+			"#pk": dynamo.AttrPK, "#sk": dynamo.AttrSK, "#id": "id", "#lang": "language",
 			"#room": "room_id", "#st": "status", "#exp": "expires_epoch",
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": Str(ChanPK(channelID)), ":from": Str(ReadersFrom), ":to": Str(ReadersTo),
+			":pk": dynamo.Str(dynamo.ChanPK(channelID)), ":from": dynamo.Str(dynamo.ReadersFrom), ":to": dynamo.Str(dynamo.ReadersTo),
 		},
 	})
 	if err != nil {
@@ -81,18 +82,18 @@ func (s *Table) Readers(ctx context.Context, channelID string, now time.Time) ([
 // content, its translated_languages set and its untranslated marker. A
 // redelivery right after a save sees the set. Errors: ENotFound when the
 // Message does not exist; EUnavailable, EInternal.
-func (s *Table) Message(ctx context.Context, channelID, messageID string) (translation.Stored, error) {
+func (s *Store) Message(ctx context.Context, channelID, messageID string) (translation.Stored, error) {
 	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:            &s.Name,
-		Key:                  Key(ChanPK(channelID), MessageSK(messageID)),
+		Key:                  dynamo.Key(dynamo.ChanPK(channelID), dynamo.MessageSK(messageID)),
 		ProjectionExpression: aws.String("#c, #tl, #ps"),
 		ExpressionAttributeNames: map[string]string{
-			"#c": "content", "#tl": AttrTranslatedLanguages, "#ps": AttrPendingShard,
+			"#c": "content", "#tl": dynamo.AttrTranslatedLanguages, "#ps": dynamo.AttrPendingShard,
 		},
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return translation.Stored{}, Fail("message "+messageID+" to translate", err)
+		return translation.Stored{}, dynamo.Fail("message "+messageID+" to translate", err)
 	}
 	if out.Item == nil {
 		return translation.Stored{}, chat.Errorf(chat.ENotFound, "message %s does not exist", messageID)
@@ -133,7 +134,7 @@ func (s *Table) Message(ctx context.Context, channelID, messageID string) (trans
 // retries); EInternal, also when a translation in ts is not of messageID
 // or its item would pass DynamoDB's 400 KB (translation.Service never
 // gives one: it stores an oversized answer as the original text).
-func (s *Table) SaveTranslations(ctx context.Context, channelID, messageID string, ts []chat.Translation, finished bool) error {
+func (s *Store) SaveTranslations(ctx context.Context, channelID, messageID string, ts []chat.Translation, finished bool) error {
 	if len(ts) == 0 && !finished {
 		return nil
 	}
@@ -145,16 +146,16 @@ func (s *Table) SaveTranslations(ctx context.Context, channelID, messageID strin
 		if t.MessageID != messageID {
 			return chat.Internal(fmt.Errorf("dynamo: %s: a translation of message %s", op, t.MessageID))
 		}
-		av, err := attributevalue.MarshalMap(TranslationItem{
-			PK: TranslationPK(t.MessageID), SK: TranslationSK(t.Language), MessageID: t.MessageID,
+		av, err := attributevalue.MarshalMap(dynamo.TranslationItem{
+			PK: dynamo.TranslationPK(t.MessageID), SK: dynamo.TranslationSK(t.Language), MessageID: t.MessageID,
 			Language: t.Language, Content: t.Content, SourceLanguage: t.SourceLanguage, CreatedAt: t.CreatedAt,
 			Untranslated: t.Untranslated,
 		})
 		if err != nil {
 			return chat.Internal(fmt.Errorf("dynamo: marshal translation: %w", err))
 		}
-		if n := ItemSize(av); n > MaxItemBytes {
-			return chat.Internal(fmt.Errorf("dynamo: %s: the %s item would be %d bytes, more than DynamoDB's %d", op, t.Language, n, MaxItemBytes))
+		if n := dynamo.ItemSize(av); n > dynamo.MaxItemBytes {
+			return chat.Internal(fmt.Errorf("dynamo: %s: the %s item would be %d bytes, more than DynamoDB's %d", op, t.Language, n, dynamo.MaxItemBytes))
 		}
 		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: av}}
 		if !seen[t.Language] {
@@ -169,26 +170,26 @@ func (s *Table) SaveTranslations(ctx context.Context, channelID, messageID strin
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                 &s.Name,
-		Key:                       Key(ChanPK(channelID), MessageSK(messageID)),
+		Key:                       dynamo.Key(dynamo.ChanPK(channelID), dynamo.MessageSK(messageID)),
 		ConditionExpression:       aws.String("attribute_exists(#pk)"),
-		ExpressionAttributeNames:  map[string]string{"#pk": AttrPK},
+		ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrPK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{},
 	}
 	var update string
 	if len(langs) > 0 {
 		update = "ADD #tl :langs"
-		in.ExpressionAttributeNames["#tl"] = AttrTranslatedLanguages
+		in.ExpressionAttributeNames["#tl"] = dynamo.AttrTranslatedLanguages
 		in.ExpressionAttributeValues[":langs"] = &types.AttributeValueMemberSS{Value: langs}
 	}
 	if finished {
 		update += " REMOVE #ps, #pd, #pa"
 		in.ExpressionAttributeNames["#ps"], in.ExpressionAttributeNames["#pd"], in.ExpressionAttributeNames["#pa"] =
-			AttrPendingShard, AttrPendingDue, AttrPendingAttempts
+			dynamo.AttrPendingShard, dynamo.AttrPendingDue, dynamo.AttrPendingAttempts
 		// translated_at, set once, is what the relay turns into
 		// Message.translated (eventstream.go).
 		update += " SET #ta = if_not_exists(#ta, :ta)"
-		in.ExpressionAttributeNames["#ta"] = AttrTranslatedAt
-		in.ExpressionAttributeValues[":ta"] = Str(time.Now().UTC().Format(time.RFC3339Nano))
+		in.ExpressionAttributeNames["#ta"] = dynamo.AttrTranslatedAt
+		in.ExpressionAttributeValues[":ta"] = dynamo.Str(time.Now().UTC().Format(time.RFC3339Nano))
 	}
 	in.UpdateExpression = aws.String(strings.TrimSpace(update))
 	if len(in.ExpressionAttributeValues) == 0 {
@@ -199,5 +200,5 @@ func (s *Table) SaveTranslations(ctx context.Context, channelID, messageID strin
 	if errors.As(err, &ccf) {
 		return nil
 	}
-	return Fail("record translated languages of message "+messageID, err)
+	return dynamo.Fail("record translated languages of message "+messageID, err)
 }

@@ -1,4 +1,4 @@
-package dynamo
+package roomstore
 
 import (
 	"context"
@@ -13,10 +13,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
-var _ rooms.JoinStore = (*Table)(nil)
+var _ rooms.JoinStore = (*Store)(nil)
 
 func seatValue(s rooms.Seat) string {
 	return strconv.FormatInt(s.ExpiresAt.Unix(), 10) + "/" + s.Token
@@ -39,10 +40,10 @@ func seatsOf(m map[string]string) map[string]rooms.Seat {
 
 // LoadJoin implements rooms.JoinStore with one BatchGetItem of the room,
 // its seats and, when clientKey is given, the client id's item.
-func (s *Table) LoadJoin(ctx context.Context, roomID, clientKey string) (rooms.JoinState, error) {
-	keys := []map[string]types.AttributeValue{Key(RoomPK(roomID), MetaSK), Key(RoomPK(roomID), SeatsSK)}
+func (s *Store) LoadJoin(ctx context.Context, roomID, clientKey string) (rooms.JoinState, error) {
+	keys := []map[string]types.AttributeValue{dynamo.Key(dynamo.RoomPK(roomID), dynamo.MetaSK), dynamo.Key(dynamo.RoomPK(roomID), dynamo.SeatsSK)}
 	if clientKey != "" {
-		keys = append(keys, Key(RoomPK(roomID), ClientSK(clientKey)))
+		keys = append(keys, dynamo.Key(dynamo.RoomPK(roomID), dynamo.ClientSK(clientKey)))
 	}
 	items, err := s.BatchGet(ctx, "load join "+roomID, keys)
 	if err != nil {
@@ -51,22 +52,22 @@ func (s *Table) LoadJoin(ctx context.Context, roomID, clientKey string) (rooms.J
 	var st rooms.JoinState
 	var room *chat.Room
 	for _, it := range items {
-		switch GetS(it, AttrSK) {
-		case MetaSK:
-			var ri RoomItem
+		switch dynamo.GetS(it, dynamo.AttrSK) {
+		case dynamo.MetaSK:
+			var ri dynamo.RoomItem
 			if err := attributevalue.UnmarshalMap(it, &ri); err != nil {
 				return rooms.JoinState{}, chat.Internal(err)
 			}
 			r := ri.Room()
 			room = &r
-		case SeatsSK:
-			var si SeatsItem
+		case dynamo.SeatsSK:
+			var si dynamo.SeatsItem
 			if err := attributevalue.UnmarshalMap(it, &si); err != nil {
 				return rooms.JoinState{}, chat.Internal(err)
 			}
 			st.Seats = seatsOf(si.Seats)
 		default:
-			var ci ClientItem
+			var ci dynamo.ClientItem
 			if err := attributevalue.UnmarshalMap(it, &ci); err != nil {
 				return rooms.JoinState{}, chat.Internal(err)
 			}
@@ -83,83 +84,83 @@ func (s *Table) LoadJoin(ctx context.Context, roomID, clientKey string) (rooms.J
 // CommitJoin implements rooms.JoinStore with one TransactWriteItems of at
 // most 7 items: the room's condition, its seats, the guest, the client id,
 // the earlier session's deletion, the new session and the guest's reader.
-func (s *Table) CommitJoin(ctx context.Context, j rooms.Join) error {
+func (s *Store) CommitJoin(ctx context.Context, j rooms.Join) error {
 	g := j.Guest
 	now := g.UpdatedAt
-	roomKey := Key(RoomPK(j.Room.ID), MetaSK)
-	roomTTL := Epoch(j.Room.ExpiresAt.Add(24 * time.Hour))
+	roomKey := dynamo.Key(dynamo.RoomPK(j.Room.ID), dynamo.MetaSK)
+	roomTTL := dynamo.Epoch(j.Room.ExpiresAt.Add(24 * time.Hour))
 	items := []types.TransactWriteItem{{
 		ConditionCheck: &types.ConditionCheck{
 			TableName:                 &s.Name,
 			Key:                       roomKey,
 			ConditionExpression:       aws.String("#st = :active AND expires_epoch > :now"),
 			ExpressionAttributeNames:  map[string]string{"#st": "status"},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":active": Str(chat.RoomActive), ":now": Num(now.Unix())},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":active": dynamo.Str(chat.RoomActive), ":now": dynamo.Num(now.Unix())},
 		},
 	}, s.seatWrite(j, roomTTL)}
-	guest := GuestItem{
-		PK: RoomPK(g.RoomID), SK: GuestSK(g.ID), ID: g.ID, RoomID: g.RoomID, WorkspaceID: g.WorkspaceID,
+	guest := dynamo.GuestItem{
+		PK: dynamo.RoomPK(g.RoomID), SK: dynamo.GuestSK(g.ID), ID: g.ID, RoomID: g.RoomID, WorkspaceID: g.WorkspaceID,
 		ChannelID: g.ChannelID, Nickname: g.Nickname, PreferredLanguage: g.PreferredLanguage,
 		ClientID: g.ClientID, TokenHash: j.TokenHash, SessionExpiresAt: j.SessionExpires,
 		CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
 	}
-	items = append(items, Put(s.Name, guest, "", nil))
+	items = append(items, dynamo.Put(s.Name, guest, "", nil))
 	if g.ClientID != "" {
-		ci := ClientItem{PK: RoomPK(g.RoomID), SK: ClientSK(g.ClientID), GuestID: g.ID, TokenHash: j.TokenHash, CreatedAt: g.CreatedAt}
+		ci := dynamo.ClientItem{PK: dynamo.RoomPK(g.RoomID), SK: dynamo.ClientSK(g.ClientID), GuestID: g.ID, TokenHash: j.TokenHash, CreatedAt: g.CreatedAt}
 		if j.Prior == nil {
-			items = append(items, Put(s.Name, ci, "attribute_not_exists(pk)", nil))
+			items = append(items, dynamo.Put(s.Name, ci, "attribute_not_exists(pk)", nil))
 		} else {
 			// The seat, not this item, says which session is current: two
 			// re-joins at once both succeed, the later one's token wins.
-			items = append(items, Put(s.Name, ci, "", nil))
-			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: &s.Name, Key: Key(SessionPK(j.Prior.TokenHash), MetaSK)}})
+			items = append(items, dynamo.Put(s.Name, ci, "", nil))
+			items = append(items, types.TransactWriteItem{Delete: &types.Delete{TableName: &s.Name, Key: dynamo.Key(dynamo.SessionPK(j.Prior.TokenHash), dynamo.MetaSK)}})
 		}
 	}
-	sess := SessionItem{
-		PK: SessionPK(j.TokenHash), SK: MetaSK, GuestID: g.ID, RoomID: g.RoomID, WorkspaceID: g.WorkspaceID,
+	sess := dynamo.SessionItem{
+		PK: dynamo.SessionPK(j.TokenHash), SK: dynamo.MetaSK, GuestID: g.ID, RoomID: g.RoomID, WorkspaceID: g.WorkspaceID,
 		ChannelID: g.ChannelID, Nickname: g.Nickname, PreferredLanguage: g.PreferredLanguage,
-		ExpiresAt: j.SessionExpires, TTL: Epoch(j.SessionExpires),
+		ExpiresAt: j.SessionExpires, TTL: dynamo.Epoch(j.SessionExpires),
 	}
-	items = append(items, Put(s.Name, sess, "attribute_not_exists(pk)", nil))
-	reader := ReaderItem{
-		PK: ChanPK(g.ChannelID), SK: ReaderGuestSK(g.ID), Kind: chat.AuthorGuest, ID: g.ID,
+	items = append(items, dynamo.Put(s.Name, sess, "attribute_not_exists(pk)", nil))
+	reader := dynamo.ReaderItem{
+		PK: dynamo.ChanPK(g.ChannelID), SK: dynamo.ReaderGuestSK(g.ID), Kind: chat.AuthorGuest, ID: g.ID,
 		Language: g.PreferredLanguage, RoomID: g.RoomID, Token: rooms.SeatToken(j.TokenHash), TTL: roomTTL,
 	}
-	items = append(items, Put(s.Name, reader, "", nil))
+	items = append(items, dynamo.Put(s.Name, reader, "", nil))
 
 	_, err := s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if err == nil {
 		return nil
 	}
-	if reasons := Cancellation(err); reasons != nil {
+	if reasons := dynamo.Cancellation(err); reasons != nil {
 		switch {
-		case ConditionFailed(reasons, 0):
+		case dynamo.ConditionFailed(reasons, 0):
 			return rooms.ErrUnavailable()
-		case Conflicted(reasons) || slices.ContainsFunc(reasons, func(r types.CancellationReason) bool {
+		case dynamo.Conflicted(reasons) || slices.ContainsFunc(reasons, func(r types.CancellationReason) bool {
 			return aws.ToString(r.Code) == "ConditionalCheckFailed"
 		}):
 			return chat.Errorf(chat.EConflict, "join %s lost a race for its client id or a seat", g.ID)
 		}
 	}
-	return Fail("commit join "+g.ID, err)
+	return dynamo.Fail("commit join "+g.ID, err)
 }
 
 // seatWrite is the join's write of the room's seats item: a Put of the
 // first seat, or an Update that sets the guest's seat and removes the
 // released ones, on the conditions of rooms.JoinStore.CommitJoin.
-func (s *Table) seatWrite(j rooms.Join, ttl int64) types.TransactWriteItem {
+func (s *Store) seatWrite(j rooms.Join, ttl int64) types.TransactWriteItem {
 	if j.Seats == nil {
-		it := SeatsItem{PK: RoomPK(j.Room.ID), SK: SeatsSK, Seats: map[string]string{j.Seat.GuestID: seatValue(j.Seat)}, TTL: ttl}
-		return Put(s.Name, it, "attribute_not_exists(pk)", nil)
+		it := dynamo.SeatsItem{PK: dynamo.RoomPK(j.Room.ID), SK: dynamo.SeatsSK, Seats: map[string]string{j.Seat.GuestID: seatValue(j.Seat)}, TTL: ttl}
+		return dynamo.Put(s.Name, it, "attribute_not_exists(pk)", nil)
 	}
-	names := map[string]string{"#seats": "seats", "#g": j.Seat.GuestID, "#ttl": AttrTTL}
-	values := map[string]types.AttributeValue{":seat": Str(seatValue(j.Seat)), ":ttl": Num(ttl)}
+	names := map[string]string{"#seats": "seats", "#g": j.Seat.GuestID, "#ttl": dynamo.AttrTTL}
+	values := map[string]types.AttributeValue{":seat": dynamo.Str(seatValue(j.Seat)), ":ttl": dynamo.Num(ttl)}
 	update := "SET #seats.#g = :seat, #ttl = :ttl"
 	cond := []string{"attribute_exists(pk)"}
 	var remove []string
 	for i, r := range j.Release {
 		n, v := "#r"+strconv.Itoa(i), ":r"+strconv.Itoa(i)
-		names[n], values[v] = r.GuestID, Str(seatValue(r))
+		names[n], values[v] = r.GuestID, dynamo.Str(seatValue(r))
 		remove = append(remove, "#seats."+n)
 		cond = append(cond, "#seats."+n+" = "+v)
 	}
@@ -170,10 +171,10 @@ func (s *Table) seatWrite(j rooms.Join, ttl int64) types.TransactWriteItem {
 		cond = append(cond, "attribute_exists(#seats.#g)")
 	} else {
 		cond = append(cond, "attribute_not_exists(#seats.#g)", "size(#seats) < :cap")
-		values[":cap"] = Num(int64(rooms.MaxLiveSessions + len(j.Release)))
+		values[":cap"] = dynamo.Num(int64(rooms.MaxLiveSessions + len(j.Release)))
 	}
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: &s.Name, Key: Key(RoomPK(j.Room.ID), SeatsSK),
+		TableName: &s.Name, Key: dynamo.Key(dynamo.RoomPK(j.Room.ID), dynamo.SeatsSK),
 		UpdateExpression: aws.String(update), ConditionExpression: aws.String(strings.Join(cond, " AND ")),
 		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	}}

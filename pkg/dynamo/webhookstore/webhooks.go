@@ -1,4 +1,4 @@
-package dynamo
+package webhookstore
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/webhooks"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -23,33 +24,33 @@ import (
 // which the oldest-first lists read with one Query. Every write changes
 // both in one transaction.
 
-var _ webhooks.Store = (*Table)(nil)
+var _ webhooks.Store = (*Store)(nil)
 
 // byIDKey and listedKey are the keys of w's twins.
 func byIDKey(kind webhooks.Kind, id string) map[string]types.AttributeValue {
 	switch kind {
 	case webhooks.Inbound:
-		return Key(InboundPK(id), MetaSK)
+		return dynamo.Key(dynamo.InboundPK(id), dynamo.MetaSK)
 	case webhooks.Outbound:
-		return Key(OutboundPK(id), MetaSK)
+		return dynamo.Key(dynamo.OutboundPK(id), dynamo.MetaSK)
 	default:
-		return Key(SupportPK(id), MetaSK)
+		return dynamo.Key(dynamo.SupportPK(id), dynamo.MetaSK)
 	}
 }
 
 func listedKey(w webhooks.Webhook) map[string]types.AttributeValue {
 	switch w.Kind {
 	case webhooks.Inbound:
-		return Key(WsPK(w.WorkspaceID), InboundSK(w.CreatedAt, w.ID))
+		return dynamo.Key(dynamo.WsPK(w.WorkspaceID), dynamo.InboundSK(w.CreatedAt, w.ID))
 	case webhooks.Outbound:
-		return Key(WsPK(w.WorkspaceID), OutboundSK(w.CreatedAt, w.ID))
+		return dynamo.Key(dynamo.WsPK(w.WorkspaceID), dynamo.OutboundSK(w.CreatedAt, w.ID))
 	default:
-		return Key(WsPK(w.WorkspaceID), SupportSK(w.CreatedAt, w.ID))
+		return dynamo.Key(dynamo.WsPK(w.WorkspaceID), dynamo.SupportSK(w.CreatedAt, w.ID))
 	}
 }
 
-func rotatedOf(w webhooks.Webhook) Rotated {
-	r := Rotated{PreviousSecretHash: w.PreviousSecretHash, PreviousSigningSecret: w.PreviousSigningSecret}
+func rotatedOf(w webhooks.Webhook) dynamo.Rotated {
+	r := dynamo.Rotated{PreviousSecretHash: w.PreviousSecretHash, PreviousSigningSecret: w.PreviousSigningSecret}
 	if !w.PreviousExpiresAt.IsZero() {
 		t := w.PreviousExpiresAt.UTC()
 		r.PreviousExpiresAt = &t
@@ -61,7 +62,7 @@ func rotatedOf(w webhooks.Webhook) Rotated {
 func webhookItem(w webhooks.Webhook) any {
 	switch w.Kind {
 	case webhooks.Inbound:
-		return InboundItem{ID: w.ID, WorkspaceID: w.WorkspaceID, ChannelID: w.ChannelID, BotName: w.BotName,
+		return dynamo.InboundItem{ID: w.ID, WorkspaceID: w.WorkspaceID, ChannelID: w.ChannelID, BotName: w.BotName,
 			BotAvatarURL: w.BotAvatarURL, SecretHash: w.SecretHash, SignatureRequired: w.SignatureRequired,
 			SigningSecret: w.SigningSecret, Enabled: w.Enabled, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, Rotated: rotatedOf(w)}
 	case webhooks.Outbound:
@@ -69,10 +70,10 @@ func webhookItem(w webhooks.Webhook) any {
 		if events == nil {
 			events = []string{}
 		}
-		return OutboundItem{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Events: events, Active: w.Active,
+		return dynamo.OutboundItem{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Events: events, Active: w.Active,
 			SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, Rotated: rotatedOf(w)}
 	default:
-		return SupportItem{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Active: w.Active,
+		return dynamo.SupportItem{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Active: w.Active,
 			SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, Rotated: rotatedOf(w)}
 	}
 }
@@ -82,7 +83,7 @@ func webhookOf(kind webhooks.Kind, av map[string]types.AttributeValue) (*webhook
 	var w webhooks.Webhook
 	switch kind {
 	case webhooks.Inbound:
-		var it InboundItem
+		var it dynamo.InboundItem
 		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 			return nil, chat.Internal(err)
 		}
@@ -94,7 +95,7 @@ func webhookOf(kind webhooks.Kind, av map[string]types.AttributeValue) (*webhook
 			SigningSecret: it.SigningSecret, Enabled: it.Enabled, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 			PreviousSecretHash: it.PreviousSecretHash, PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.Expires()}
 	case webhooks.Outbound:
-		var it OutboundItem
+		var it dynamo.OutboundItem
 		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 			return nil, chat.Internal(err)
 		}
@@ -102,7 +103,7 @@ func webhookOf(kind webhooks.Kind, av map[string]types.AttributeValue) (*webhook
 			Active: it.Active, SigningSecret: it.SigningSecret, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 			PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.Expires()}
 	default:
-		var it SupportItem
+		var it dynamo.SupportItem
 		if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 			return nil, chat.Internal(err)
 		}
@@ -141,7 +142,7 @@ func updateOf(table string, k map[string]types.AttributeValue, w webhooks.Webhoo
 	var attrs []string
 	for n := range av {
 		switch n {
-		case AttrPK, AttrSK, "id", "workspace_id", "created_at":
+		case dynamo.AttrPK, dynamo.AttrSK, "id", "workspace_id", "created_at":
 		default:
 			attrs = append(attrs, n)
 		}
@@ -191,37 +192,37 @@ func unchangedVals(old webhooks.Webhook) map[string]types.AttributeValue {
 	if err != nil {
 		panic("dynamo: marshal time " + err.Error())
 	}
-	return map[string]types.AttributeValue{":old": upd, ":ws": Str(old.WorkspaceID)}
+	return map[string]types.AttributeValue{":old": upd, ":ws": dynamo.Str(old.WorkspaceID)}
 }
 
-func (s *Table) channelCheck(ws, channel string) types.TransactWriteItem {
-	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &s.Name, Key: Key(WsPK(ws), ChanSK(channel)),
+func (s *Store) channelCheck(ws, channel string) types.TransactWriteItem {
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: &s.Name, Key: dynamo.Key(dynamo.WsPK(ws), dynamo.ChanSK(channel)),
 		ConditionExpression: aws.String("attribute_exists(pk)")}}
 }
 
 // transactWebhook runs items; a failed condition of the item at channelAt (-1:
 // none) is a 422 on channel_id, any other failure or collision EConflict.
-func (s *Table) transactWebhook(ctx context.Context, op string, items []types.TransactWriteItem, channelAt int) error {
+func (s *Store) transactWebhook(ctx context.Context, op string, items []types.TransactWriteItem, channelAt int) error {
 	_, err := s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if err == nil {
 		return nil
 	}
-	reasons := Cancellation(err)
+	reasons := dynamo.Cancellation(err)
 	switch {
 	case reasons == nil:
-		return Fail(op, err)
-	case channelAt >= 0 && ConditionFailed(reasons, channelAt):
+		return dynamo.Fail(op, err)
+	case channelAt >= 0 && dynamo.ConditionFailed(reasons, channelAt):
 		return chat.FieldError("channel_id", webhooks.ErrChannelMessage)
-	case Conflicted(reasons) || ConditionFailed(reasons, 0) || ConditionFailed(reasons, 1):
+	case dynamo.Conflicted(reasons) || dynamo.ConditionFailed(reasons, 0) || dynamo.ConditionFailed(reasons, 1):
 		return &chat.Error{Code: chat.EConflict, Message: "The webhook changed meanwhile.", Err: err}
 	}
-	return Fail(op, err)
+	return dynamo.Fail(op, err)
 }
 
 // Load implements webhooks.Store with one BatchGetItem: the token and the
 // webhook's by-id twin.
-func (s *Table) Load(ctx context.Context, tokenHash string, kind webhooks.Kind, id string) (*workspaces.APIToken, *webhooks.Webhook, error) {
-	keys := []map[string]types.AttributeValue{Key(ApiTokenPK(tokenHash), MetaSK)}
+func (s *Store) Load(ctx context.Context, tokenHash string, kind webhooks.Kind, id string) (*workspaces.APIToken, *webhooks.Webhook, error) {
+	keys := []map[string]types.AttributeValue{dynamo.Key(dynamo.APITokenPK(tokenHash), dynamo.MetaSK)}
 	if id != "" {
 		keys = append(keys, byIDKey(kind, id))
 	}
@@ -232,8 +233,8 @@ func (s *Table) Load(ctx context.Context, tokenHash string, kind webhooks.Kind, 
 	var tok *workspaces.APIToken
 	var wh *webhooks.Webhook
 	for _, it := range items {
-		if GetS(it, AttrPK) == ApiTokenPK(tokenHash) {
-			t, err := apiTokenOf(it)
+		if dynamo.GetS(it, dynamo.AttrPK) == dynamo.APITokenPK(tokenHash) {
+			t, err := dynamo.APITokenOf(it)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -248,10 +249,10 @@ func (s *Table) Load(ctx context.Context, tokenHash string, kind webhooks.Kind, 
 }
 
 // Get implements webhooks.Store with one GetItem.
-func (s *Table) Get(ctx context.Context, kind webhooks.Kind, id string) (*webhooks.Webhook, error) {
+func (s *Store) Get(ctx context.Context, kind webhooks.Kind, id string) (*webhooks.Webhook, error) {
 	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: byIDKey(kind, id), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return nil, Fail("get webhook", err)
+		return nil, dynamo.Fail("get webhook", err)
 	}
 	if out.Item == nil {
 		return nil, nil
@@ -261,7 +262,7 @@ func (s *Table) Get(ctx context.Context, kind webhooks.Kind, id string) (*webhoo
 
 // Create implements webhooks.Store with one TransactWriteItems: both twins,
 // the inbound webhook's channel check, the audit event.
-func (s *Table) Create(ctx context.Context, w webhooks.Webhook, ev webhooks.AuditEvent) error {
+func (s *Store) Create(ctx context.Context, w webhooks.Webhook, ev webhooks.AuditEvent) error {
 	item := webhookItem(w)
 	items := []types.TransactWriteItem{
 		{Put: &types.Put{TableName: &s.Name, Item: marshalItem(item, byIDKey(w.Kind, w.ID)),
@@ -279,7 +280,7 @@ func (s *Table) Create(ctx context.Context, w webhooks.Webhook, ev webhooks.Audi
 }
 
 // Update implements webhooks.Store with one TransactWriteItems.
-func (s *Table) Update(ctx context.Context, old, next webhooks.Webhook, ev webhooks.AuditEvent) error {
+func (s *Store) Update(ctx context.Context, old, next webhooks.Webhook, ev webhooks.AuditEvent) error {
 	items := []types.TransactWriteItem{
 		{Update: updateOf(s.Name, byIDKey(old.Kind, old.ID), next, unchanged, unchangedVals(old))},
 		{Update: updateOf(s.Name, listedKey(old), next, "attribute_exists(pk)", nil)},
@@ -290,9 +291,9 @@ func (s *Table) Update(ctx context.Context, old, next webhooks.Webhook, ev webho
 		// and only events from now on are delivered (reenabled_at).
 		u := items[1].Update
 		expr := strings.Replace(aws.ToString(u.UpdateExpression), "SET ", "SET #reen = :reen, ", 1)
-		u.UpdateExpression = aws.String(addRemove(expr, AttrFailingSince, AttrFailedAttempts, AttrDisabledReason))
-		u.ExpressionAttributeNames["#reen"] = AttrReenabledAt
-		u.ExpressionAttributeValues[":reen"] = Str(next.UpdatedAt.UTC().Format(time.RFC3339Nano))
+		u.UpdateExpression = aws.String(addRemove(expr, dynamo.AttrFailingSince, dynamo.AttrFailedAttempts, dynamo.AttrDisabledReason))
+		u.ExpressionAttributeNames["#reen"] = dynamo.AttrReenabledAt
+		u.ExpressionAttributeValues[":reen"] = dynamo.Str(next.UpdatedAt.UTC().Format(time.RFC3339Nano))
 	}
 	channelAt := -1
 	if next.Kind == webhooks.Inbound && next.ChannelID != old.ChannelID {
@@ -307,21 +308,21 @@ func (s *Table) Update(ctx context.Context, old, next webhooks.Webhook, ev webho
 // webhook's by-id twin becomes a tombstone (disabled, without secrets) kept
 // as long as its request log, so that the log stays readable; the other
 // twins are deleted.
-func (s *Table) Delete(ctx context.Context, old webhooks.Webhook, ev webhooks.AuditEvent, now time.Time) error {
+func (s *Store) Delete(ctx context.Context, old webhooks.Webhook, ev webhooks.AuditEvent, now time.Time) error {
 	byID := types.TransactWriteItem{Delete: &types.Delete{TableName: &s.Name, Key: byIDKey(old.Kind, old.ID),
 		ConditionExpression: aws.String(unchanged), ExpressionAttributeNames: map[string]string{"#upd": "updated_at", "#ws": "workspace_id", "#del": "deleted_at"},
 		ExpressionAttributeValues: unchangedVals(old)}}
 	if old.Kind == webhooks.Inbound {
 		vals := unchangedVals(old)
-		vals[":now"] = Str(now.UTC().Format(time.RFC3339Nano))
+		vals[":now"] = dynamo.Str(now.UTC().Format(time.RFC3339Nano))
 		vals[":f"] = &types.AttributeValueMemberBOOL{Value: false}
-		vals[":ttl"] = Num(Epoch(now.Add(RequestLogRetention + 24*time.Hour)))
+		vals[":ttl"] = dynamo.Num(dynamo.Epoch(now.Add(dynamo.RequestLogRetention + 24*time.Hour)))
 		byID = types.TransactWriteItem{Update: &types.Update{TableName: &s.Name, Key: byIDKey(old.Kind, old.ID),
 			UpdateExpression: aws.String("SET #del = :now, #upd = :now, enabled = :f, #ttl = :ttl " +
 				"REMOVE secret_hash, signing_secret, previous_secret_hash, previous_signing_secret, previous_expires_at"),
 			ConditionExpression: aws.String(unchanged),
 			ExpressionAttributeNames: map[string]string{"#upd": "updated_at", "#ws": "workspace_id", "#del": "deleted_at",
-				"#ttl": AttrTTL},
+				"#ttl": dynamo.AttrTTL},
 			ExpressionAttributeValues: vals}}
 	}
 	items := []types.TransactWriteItem{byID,
@@ -332,8 +333,8 @@ func (s *Table) Delete(ctx context.Context, old webhooks.Webhook, ev webhooks.Au
 
 // InboundWebhooks implements webhooks.Store with one Query of the listed
 // twins.
-func (s *Table) InboundWebhooks(ctx context.Context, ws, after string, limit int) (chat.Page[webhooks.Webhook], error) {
-	q := ListQuery{Op: "list inbound webhooks", PK: WsPK(ws), Prefix: "IWH#", Forward: true}
+func (s *Store) InboundWebhooks(ctx context.Context, ws, after string, limit int) (chat.Page[webhooks.Webhook], error) {
+	q := dynamo.ListQuery{Op: "list inbound webhooks", PK: dynamo.WsPK(ws), Prefix: "IWH#", Forward: true}
 	items, next, err := s.QueryPage(ctx, q, after, limit)
 	if err != nil {
 		return chat.Page[webhooks.Webhook]{}, err
@@ -348,7 +349,7 @@ func (s *Table) InboundWebhooks(ctx context.Context, ws, after string, limit int
 			return chat.Page[webhooks.Webhook]{}, chat.Internal(errors.New("dynamo: listed inbound webhook is a tombstone"))
 		}
 		page.Items = append(page.Items, *w)
-		page.After = append(page.After, GetS(av, AttrSK))
+		page.After = append(page.After, dynamo.GetS(av, dynamo.AttrSK))
 	}
 	return page, nil
 }
