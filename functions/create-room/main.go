@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/roomsapi"
 )
 
-func main() { app.RunHTTP("CreateRoomFunction", roomsapi.CreateRoom) }
+func main() { httpfn.Run("CreateRoomFunction", roomsapi.CreateRoom) }

@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/inboundapi"
 )
 
-func main() { app.RunHTTP("InboundWebhookFunction", inboundapi.Inbound) }
+func main() { httpfn.Run("InboundWebhookFunction", inboundapi.Inbound) }

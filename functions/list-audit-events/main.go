@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/webhooksapi"
 )
 
-func main() { app.RunHTTP("ListAuditEventsFunction", webhooksapi.AuditEvents) }
+func main() { httpfn.Run("ListAuditEventsFunction", webhooksapi.AuditEvents) }

@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/membersapi"
 )
 
-func main() { app.RunHTTP("ListChannelsFunction", membersapi.Channels) }
+func main() { httpfn.Run("ListChannelsFunction", membersapi.Channels) }

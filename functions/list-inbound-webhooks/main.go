@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/webhooksapi"
 )
 
-func main() { app.RunHTTP("ListInboundWebhooksFunction", webhooksapi.InboundWebhooks) }
+func main() { httpfn.Run("ListInboundWebhooksFunction", webhooksapi.InboundWebhooks) }

@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/roomsapi"
 )
 
-func main() { app.RunHTTP("ListRoomsFunction", roomsapi.Rooms) }
+func main() { httpfn.Run("ListRoomsFunction", roomsapi.Rooms) }

@@ -3,10 +3,10 @@
 package main
 
 import (
-	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/deliveriesapi"
 )
 
 func main() {
-	app.RunHTTP("RedeliverOutboundFunction", deliveriesapi.Redeliver(deliveriesapi.Outbound))
+	httpfn.Run("RedeliverOutboundFunction", deliveriesapi.Redeliver(deliveriesapi.Outbound))
 }

@@ -3,8 +3,8 @@
 package main
 
 import (
-	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/deliveriesapi"
 )
 
-func main() { app.RunHTTP("RedeliverSupportFunction", deliveriesapi.Redeliver(deliveriesapi.Support)) }
+func main() { httpfn.Run("RedeliverSupportFunction", deliveriesapi.Redeliver(deliveriesapi.Support)) }

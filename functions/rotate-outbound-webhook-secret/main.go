@@ -3,11 +3,11 @@
 package main
 
 import (
-	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/webhooks"
 	"github.com/chatbridge/chat/pkg/webhooksapi"
 )
 
 func main() {
-	app.RunHTTP("RotateOutboundWebhookSecretFunction", webhooksapi.Rotate(webhooks.Outbound))
+	httpfn.Run("RotateOutboundWebhookSecretFunction", webhooksapi.Rotate(webhooks.Outbound))
 }

@@ -3,9 +3,9 @@
 package main
 
 import (
-	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/webhooks"
 	"github.com/chatbridge/chat/pkg/webhooksapi"
 )
 
-func main() { app.RunHTTP("RotateSupportWebhookSecretFunction", webhooksapi.Rotate(webhooks.Support)) }
+func main() { httpfn.Run("RotateSupportWebhookSecretFunction", webhooksapi.Rotate(webhooks.Support)) }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/httpfn"
 )
 
 // plain adapts the handler of a function that needs no App
@@ -35,10 +36,10 @@ func All(a *app.App) (map[string]http.Handler, error) {
 
 // FromEnv builds HTTP function function's Lambda handler from the
 // environment, as its main.go does.
-func FromEnv(ctx context.Context, function string) (app.HTTPHandler, error) {
+func FromEnv(ctx context.Context, function string) (httpfn.Handler, error) {
 	build, ok := HTTP[function]
 	if !ok {
 		return nil, fmt.Errorf("handlers: %s is no HTTP function's", function)
 	}
-	return app.HTTPFromEnv(ctx, function, build)
+	return httpfn.FromEnv(ctx, function, build)
 }

@@ -20,7 +20,7 @@ const HandlersFile = "internal/handlers/handlers_gen.go"
 
 // Handlers generates HandlersFile from functions/*/main.go under root: a
 // main.go is the one place a function names its constructor
-// (app.RunHTTP(function, constructor), or httpapi.RunPlain(function,
+// (httpfn.Run(function, constructor), or httpapi.RunPlain(function,
 // handler) for a function with no AWS client), and local runs and tests
 // need all of them by logical id. The expressions are copied as written,
 // with the imports they use.
@@ -60,7 +60,7 @@ func Handlers(root string) ([]byte, error) {
 				return true
 			}
 			recv, _ := sel.X.(*ast.Ident)
-			if recv == nil || !(recv.Name == "app" && sel.Sel.Name == "RunHTTP" || recv.Name == "httpapi" && sel.Sel.Name == "RunPlain") {
+			if recv == nil || !(recv.Name == "httpfn" && sel.Sel.Name == "Run" || recv.Name == "httpapi" && sel.Sel.Name == "RunPlain") {
 				return true
 			}
 			fn := string(src[fset.Position(call.Args[0].Pos()).Offset:fset.Position(call.Args[0].End()).Offset])
@@ -68,14 +68,16 @@ func Handlers(root string) ([]byte, error) {
 			if lit, ok := call.Args[0].(*ast.BasicLit); ok {
 				fn = lit.Value
 			}
-			ast.Inspect(call, func(n ast.Node) bool {
-				if s, ok := n.(*ast.SelectorExpr); ok {
-					if id, ok := s.X.(*ast.Ident); ok && byName[id.Name] != "" {
-						imports[id.Name] = byName[id.Name]
+			for _, arg := range call.Args {
+				ast.Inspect(arg, func(n ast.Node) bool {
+					if s, ok := n.(*ast.SelectorExpr); ok {
+						if id, ok := s.X.(*ast.Ident); ok && byName[id.Name] != "" {
+							imports[id.Name] = byName[id.Name]
+						}
 					}
-				}
-				return true
-			})
+					return true
+				})
+			}
 			if sel.Sel.Name == "RunPlain" {
 				if expr == "nil" {
 					return false // the fallback: no route of its own

@@ -1,6 +1,6 @@
 // Package app is what every function's composition shares: the
 // configuration read from the environment (App), and the Lambda entry
-// points (RunHTTP, Start). It builds no handler itself: each capability's
+// points (Start; httpfn.Run for HTTP functions). It builds no handler itself: each capability's
 // API package (roomsapi, membersapi, webhooksapi, inboundapi,
 // deliveriesapi, guestpage) has a constructor per function, and a
 // function's main.go names its own, so that its binary links that
@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"time"
 
@@ -129,6 +130,11 @@ func Exit(function string, err error) {
 	fmt.Fprintf(os.Stderr, "%s: init failed: %v\n", function, err)
 	os.Exit(1)
 }
+
+// HTTPConstructor builds an HTTP function's handler from the App: each
+// capability's API package has one per function it serves, and the
+// function's main.go passes its own to httpfn.Run.
+type HTTPConstructor func(a *App) (http.Handler, error)
 
 // Start runs handler as the function's Lambda handler, or exits at init
 // with err logged.

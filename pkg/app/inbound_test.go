@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/internal/stacktest"
-	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/inboundapi"
 	"github.com/chatbridge/chat/pkg/signature"
@@ -571,7 +571,7 @@ func TestCommasInHeadersThroughTheV2Adapter(t *testing.T) {
 	w := newWorld(t, 600)
 	secret := "whsec_comma, and ,more"
 	w.setStaticSecret(t, secret)
-	lambda := app.HTTPLambda(map[string]http.Handler{"InboundWebhookFunction": inboundapi.InboundHandler(inboundapi.Service(w.app, time.Minute), w.app.Now, nil)})
+	lambda := httpfn.Lambda(map[string]http.Handler{"InboundWebhookFunction": inboundapi.InboundHandler(inboundapi.Service(w.app, time.Minute), w.app.Now, nil)})
 	event := func(id, body string, headers map[string]string) events.APIGatewayV2HTTPRequest {
 		h := map[string]string{"content-type": "application/json", "user-agent": "curl/8.5.0 (x86_64, linux)"}
 		for k, v := range headers {

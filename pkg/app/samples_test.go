@@ -12,6 +12,7 @@ import (
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/guestpage"
 	"github.com/chatbridge/chat/pkg/rooms"
@@ -75,7 +76,7 @@ var samples = map[string]func(t *testing.T, fn string){
 		}
 	},
 	"FallbackFunction": func(t *testing.T, fn string) {
-		fallback := app.HTTPLambda(nil)
+		fallback := httpfn.Lambda(nil)
 		ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, "fallback.json")
 		resp, err := fallback(context.Background(), ev)
 		if err != nil || resp.StatusCode != 404 || resp.Body != `{"message":"The requested resource was not found.","errors":{"code":["not_found"]}}` {

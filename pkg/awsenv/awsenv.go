@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/smithy-go/middleware"
-	"github.com/chatbridge/chat/pkg/xray"
 )
 
 // Environment variables every component reads.
@@ -56,7 +55,7 @@ func Get(name, def string) string {
 }
 
 // Load returns the SDK configuration, traced to X-Ray when Lambda runs the
-// daemon (pkg/xray). The SDK itself honours
+// daemon (InstrumentXRay). The SDK itself honours
 // AWS_ENDPOINT_URL and AWS_REGION; when an endpoint override is set and no
 // credentials are configured (a local moto_server), it supplies static dummy
 // credentials and a default region, so local runs need no AWS account.
@@ -74,7 +73,7 @@ func Load(ctx context.Context, opts ...func(*config.LoadOptions) error) (aws.Con
 		return aws.Config{}, fmt.Errorf("awsenv: load AWS config: %w", err)
 	}
 	// With Lambda's active tracing, every SDK call becomes a subsegment.
-	if err := xray.Instrument(&cfg); err != nil {
+	if err := InstrumentXRay(&cfg); err != nil {
 		return aws.Config{}, fmt.Errorf("awsenv: X-Ray daemon: %w", err)
 	}
 	return cfg, nil

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -42,7 +41,7 @@ type UserItem struct {
 	Role              string `dynamodbav:"role,omitempty"`
 }
 
-// ApiTokenItem: pk APITOKEN#<sha256(token)>, sk #META. It repeats its
+// APITokenItem: pk APITOKEN#<sha256(token)>, sk #META. It repeats its
 // user's name, role, language and channels, so that a workspace request is
 // authenticated and authorized with one GetItem.
 type APITokenItem struct {
@@ -91,7 +90,7 @@ type InboundItem struct {
 	DeletedAt *time.Time `dynamodbav:"deleted_at,omitempty"`
 }
 
-// rotated holds the secrets a rotation replaced, valid until
+// Rotated holds the secrets a rotation replaced, valid until
 // previous_expires_at (checked in code, never by TTL).
 type Rotated struct {
 	PreviousSecretHash    string     `dynamodbav:"previous_secret_hash,omitempty"`
@@ -179,7 +178,7 @@ func (r Rotated) Expires() time.Time {
 	return *r.PreviousExpiresAt
 }
 
-// apiTokenOf decodes an API token item.
+// APITokenOf decodes an API token item.
 func APITokenOf(av map[string]types.AttributeValue) (workspaces.APIToken, error) {
 	var it APITokenItem
 	if err := attributevalue.UnmarshalMap(av, &it); err != nil {
@@ -202,26 +201,28 @@ func GetN(it map[string]types.AttributeValue, name string) int64 {
 	return 0
 }
 
-// webhookPrefix is the sort-key prefix of a kind's webhook items.
+// WebhookPrefix is the sort-key prefix of a kind's webhook items: kind is
+// events.KindOutbound ("outbound") or events.KindSupport ("support"),
+// spelled out so that the table's helpers link no event code.
 func WebhookPrefix(kind string) (string, bool) {
 	switch kind {
-	case events.KindOutbound:
+	case "outbound":
 		return "OWH#", true
-	case events.KindSupport:
+	case "support":
 		return "SWH#", true
 	}
 	return "", false
 }
 
-// memberPK is the partition of one user's channel list.
+// MemberPK is the partition of one user's channel list.
 func MemberPK(ws, user string) string { return "MEMBER#" + ws + "#" + user }
 
-// memberChannelSK orders a user's channels oldest first.
+// MemberChannelSK orders a user's channels oldest first.
 func MemberChannelSK(created time.Time, channel string) string {
 	return "CHAN#" + SortTime(created) + "#" + channel
 }
 
-// memberChannelItem lists a channel in the channel list of one of its
+// MemberChannelItem lists a channel in the channel list of one of its
 // members: pk MEMBER#<ws>#<user>, sk CHAN#<sortTime(created)>#<channel>.
 // chatctl apply writes it with the channel and deletes it with the
 // membership.
@@ -267,7 +268,7 @@ func (it SupportItem) Created() time.Time { return it.CreatedAt }
 
 func EventPK(id string) string { return EventPrefix + id }
 
-// eventItem: pk EVENT#<event>, sk #META: the envelope as sent, kept 30 days
+// EventItem: pk EVENT#<event>, sk #META: the envelope as sent, kept 30 days
 // for redelivery.
 type EventItem struct {
 	PK          string `dynamodbav:"pk"`

@@ -10,7 +10,7 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 )
 
-// roomItem is a Temporary Room: pk ROOM#<id>, sk #META.
+// RoomItem is a Temporary Room: pk ROOM#<id>, sk #META.
 type RoomItem struct {
 	PK           string    `dynamodbav:"pk"`
 	SK           string    `dynamodbav:"sk"`

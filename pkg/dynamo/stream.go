@@ -121,7 +121,7 @@ func ChangeFromImage(eventName string, image map[string]types.AttributeValue) (C
 	return Change{}, false
 }
 
-// seqDigits is the width sequence numbers are padded to in a sort key, so
+// SeqDigits is the width sequence numbers are padded to in a sort key, so
 // that string order is numeric order (they have up to 40 digits).
 const SeqDigits = 40
 

@@ -1,7 +1,9 @@
-// Package xray records every AWS SDK call as an X-Ray subsegment of the
-// Lambda invocation's trace. With active tracing, Lambda starts the
-// invocation's segment and runs the X-Ray daemon; this package sends one
-// subsegment document per SDK operation to that daemon over UDP, as the
+package awsenv
+
+// X-Ray tracing. InstrumentXRay records every AWS SDK call as an X-Ray
+// subsegment of the Lambda invocation's trace: with active tracing, Lambda
+// starts the invocation's segment and runs the X-Ray daemon, and each SDK
+// operation sends one subsegment document to that daemon over UDP, as the
 // X-Ray SDKs do.
 //
 // Why not the X-Ray SDK for Go: it is in maintenance (AWS points new code to
@@ -9,7 +11,6 @@
 // adding about 13 MB to each function; the operation-level subsegments we
 // need are a documented JSON format and one datagram
 // (https://docs.aws.amazon.com/xray/latest/devguide/xray-api-segmentdocuments.html).
-package xray
 
 import (
 	"context"
@@ -29,8 +30,8 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
-// EnvDaemonAddress is set by Lambda when active tracing is on.
-const EnvDaemonAddress = "AWS_XRAY_DAEMON_ADDRESS"
+// EnvXRayDaemonAddress is set by Lambda when active tracing is on.
+const EnvXRayDaemonAddress = "AWS_XRAY_DAEMON_ADDRESS"
 
 // lambdaTraceKey is where aws-lambda-go puts the invocation's trace header.
 const lambdaTraceKey = "x-amzn-trace-id"
@@ -40,10 +41,10 @@ const middlewareID = "XRaySubsegment"
 // header precedes every document sent to the daemon.
 const header = `{"format":"json","version":1}` + "\n"
 
-// Instrument adds subsegment recording to cfg when the daemon address is
+// InstrumentXRay adds subsegment recording to cfg when the daemon address is
 // set (in Lambda with Tracing: Active); otherwise it does nothing.
-func Instrument(cfg *aws.Config) error {
-	addr := os.Getenv(EnvDaemonAddress)
+func InstrumentXRay(cfg *aws.Config) error {
+	addr := os.Getenv(EnvXRayDaemonAddress)
 	if addr == "" {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package xray_test
+package awsenv_test
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/xray"
 )
 
 func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
@@ -43,14 +42,14 @@ func daemon(t *testing.T) (string, <-chan string) {
 func TestSDKCallsBecomeSubsegments(t *testing.T) {
 	st := stacktest.New(t)
 	addr, docs := daemon(t)
-	t.Setenv(xray.EnvDaemonAddress, "tcp:"+addr+" udp:"+addr)
+	t.Setenv(awsenv.EnvXRayDaemonAddress, "tcp:"+addr+" udp:"+addr)
 	// Load instruments the configuration; a second Instrument must not
 	// double the subsegments.
 	cfg, err := awsenv.Load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := xray.Instrument(&cfg); err != nil {
+	if err := awsenv.InstrumentXRay(&cfg); err != nil {
 		t.Fatal(err)
 	}
 	db := dynamodb.NewFromConfig(cfg)
@@ -103,9 +102,9 @@ func TestSDKCallsBecomeSubsegments(t *testing.T) {
 }
 
 func TestWithoutDaemonNothingIsInstalled(t *testing.T) {
-	t.Setenv(xray.EnvDaemonAddress, "")
+	t.Setenv(awsenv.EnvXRayDaemonAddress, "")
 	var cfg aws.Config
-	if err := xray.Instrument(&cfg); err != nil || len(cfg.APIOptions) != 0 {
+	if err := awsenv.InstrumentXRay(&cfg); err != nil || len(cfg.APIOptions) != 0 {
 		t.Fatalf("options %d, err %v; want none", len(cfg.APIOptions), err)
 	}
 }
