@@ -54,7 +54,7 @@ func TestPerformanceTable(t *testing.T) {
 		m := median(runs[i])
 		fmt.Fprintf(&b, "| %s | %s | %.2f ms | %.2f |\n", c.ID, size, float64(m.Microseconds())/1000, float64(m)/float64(minimal))
 	}
-	fmt.Fprintf(&b, "\nBudgets: each arm64 bootstrap ≤ 15 MiB (asserted); cold init ≤ 2 × minimal (reported). Host: %s.\n", hostDescription())
+	fmt.Fprintf(&b, "\nBudgets: an HTTP function's arm64 bootstrap ≤ 10 MiB, every one ≤ 11 MiB (asserted); cold init ≤ 1.5 × minimal (reported). Host: %s.\n", hostDescription())
 	t.Log(b.String())
 }
 
