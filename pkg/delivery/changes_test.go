@@ -30,7 +30,7 @@ func (e *env) changeWebhook(t *testing.T, w evs.Webhook, set map[string]types.At
 		i++
 	}
 	_, err := e.st.DB.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: &e.st.Table,
-		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "WS#" + wsID}, "sk": &types.AttributeValueMemberS{Value: w.Key}},
+		Key:              map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "WS#" + wsID}, "sk": &types.AttributeValueMemberS{Value: w.Key}},
 		UpdateExpression: aws.String(expr), ExpressionAttributeNames: names, ExpressionAttributeValues: vals})
 	if err != nil {
 		t.Fatalf("change webhook: %v", err)
