@@ -97,25 +97,12 @@ func requestLogItemOf(r chat.RequestLog) requestLogItem {
 // WebhookConfig implements inbound.ConfigSource: one GetItem for the
 // webhook and one Query for its workspace and channels.
 func (s *Store) WebhookConfig(ctx context.Context, id string) (inbound.Config, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.table, Key: key(inboundPK(id), metaSK), ConsistentRead: aws.Bool(true)})
+	cfg, err := s.InboundSettings(ctx, id)
 	if err != nil {
-		return inbound.Config{}, fail("get inbound webhook", err)
+		return inbound.Config{}, err
 	}
-	if out.Item == nil {
-		return inbound.Config{}, chat.Errorf(chat.EWebhookNotFound, "The webhook does not exist or is disabled.")
-	}
-	var wh inboundItem
-	if err := attributevalue.UnmarshalMap(out.Item, &wh); err != nil {
-		return inbound.Config{}, chat.Internal(err)
-	}
-	cfg := inbound.Config{
-		Webhook: chat.InboundWebhook{ID: wh.ID, WorkspaceID: wh.WorkspaceID, ChannelID: wh.ChannelID, BotName: wh.BotName,
-			BotAvatarURL: wh.BotAvatarURL, SecretHash: wh.SecretHash, SignatureRequired: wh.SignatureRequired,
-			SigningSecret: wh.SigningSecret, Enabled: wh.Enabled && wh.DeletedAt == nil, CreatedAt: wh.CreatedAt, UpdatedAt: wh.UpdatedAt,
-			PreviousSecretHash: wh.PreviousSecretHash, PreviousSigningSecret: wh.PreviousSigningSecret, PreviousExpiresAt: wh.expires()},
-		Workspace: chat.Workspace{ID: wh.WorkspaceID},
-		Channels:  map[string]bool{},
-	}
+	wh := cfg.Webhook
+	cfg.Channels = map[string]bool{}
 	// "#META" sorts before "CHAN#", and "CHAN$" right after every channel.
 	in := &dynamodb.QueryInput{
 		TableName:                 &s.table,
@@ -225,9 +212,19 @@ func (s *Store) transact(ctx context.Context, op string, items []types.TransactW
 // signature use, the completed idempotency record (claimed and completed
 // at once, on condition that no live record holds the key; a failed
 // condition returns the record that holds it), the message and its log
-// record.
+// record; with a.Judged, a ConditionCheck that the webhook's by-id item
+// still holds the settings judged on (SettingsChanged otherwise).
 func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
 	items, sigIdx, keyIdx := s.acceptItems(a, now)
+	verIdx := -1
+	if a.Judged != nil {
+		check, err := s.versionCheck(*a.Judged)
+		if err != nil {
+			return 0, inbound.Record{}, err
+		}
+		verIdx = len(items)
+		items = append(items, check)
+	}
 	reasons, err := s.transact(ctx, "accept inbound message", items)
 	if chat.IsCode(err, chat.EConflict) {
 		if a.Key != nil {
@@ -244,6 +241,8 @@ func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time)
 	switch {
 	case reasons == nil:
 		return inbound.Written, inbound.Record{}, nil
+	case verIdx >= 0 && conditionFailed(reasons, verIdx):
+		return inbound.SettingsChanged, inbound.Record{}, nil
 	case sigIdx >= 0 && conditionFailed(reasons, sigIdx):
 		return inbound.SignatureUsed, inbound.Record{}, nil
 	case keyIdx >= 0 && conditionFailed(reasons, keyIdx):
