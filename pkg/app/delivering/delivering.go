@@ -74,7 +74,7 @@ func listSupport(a *app.App) http.Handler {
 
 // redeliverer queues redeliveries on DELIVERY_QUEUE_URL.
 func redeliverer(a *app.App) *delivery.Redeliverer {
-	return &delivery.Redeliverer{Store: a.Store, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), os.Getenv(awsenv.EnvDeliveryQueueURL))}
+	return &delivery.Redeliverer{Store: a.Store, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), os.Getenv(awsenv.EnvDeliveryQueueURL)), Now: a.Now}
 }
 
 // redeliverOutbound serves RedeliverOutboundFunction.
