@@ -124,6 +124,7 @@ func webhookOf(kind webhooks.Kind, av map[string]types.AttributeValue) (*webhook
 			PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.expires()}
 	}
 	w.Kind = kind
+	w.DisabledReason = disabledReason(w.Active, av)
 	return &w, nil
 }
 
@@ -296,6 +297,18 @@ func (s *Store) Update(ctx context.Context, old, next webhooks.Webhook, ev webho
 	items := []types.TransactWriteItem{
 		{Update: updateOf(s.table, byIDKey(old.Kind, old.ID), next, unchanged, unchangedVals(old))},
 		{Update: updateOf(s.table, listedKey(old), next, "attribute_exists(pk)", nil)},
+	}
+	if next.Kind != webhooks.Inbound && old.Active != next.Active {
+		// Whoever disabled it before, an admin's change of active ends the
+		// reason shown (the delivery function's; listed twin below).
+		u := items[0].Update
+		u.UpdateExpression = aws.String(addRemove(aws.ToString(u.UpdateExpression), "#dr"))
+		u.ExpressionAttributeNames["#dr"] = attrDisabledReason
+		if !next.Active {
+			l := items[1].Update
+			l.UpdateExpression = aws.String(addRemove(aws.ToString(l.UpdateExpression), "#dr"))
+			l.ExpressionAttributeNames["#dr"] = attrDisabledReason
+		}
 	}
 	if next.Kind != webhooks.Inbound && !old.Active && next.Active {
 		// Re-enabled: the delivery function's failure streak and the reason

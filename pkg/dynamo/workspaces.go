@@ -42,9 +42,9 @@ func apiTokenOf(av map[string]types.AttributeValue) (workspaces.APIToken, error)
 // (listPage), oldest first.
 func (s *Store) OutboundWebhooks(ctx context.Context, ws, after string, limit int) (chat.Page[chat.OutboundWebhook], error) {
 	q := listQuery{op: "list outbound webhooks", pk: wsPK(ws), prefix: "OWH#", forward: true}
-	return listPage(ctx, s, q, after, limit, func(it outboundItem) chat.OutboundWebhook {
+	return listPage(ctx, s, q, after, limit, func(it outboundRead) chat.OutboundWebhook {
 		return chat.OutboundWebhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL,
-			Events: it.Events, Active: it.Active, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+			Events: it.Events, Active: it.Active, DisabledReason: it.reason(it.Active), CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
 	})
 }
 
@@ -52,8 +52,8 @@ func (s *Store) OutboundWebhooks(ctx context.Context, ws, after string, limit in
 // (listPage), oldest first.
 func (s *Store) SupportWebhooks(ctx context.Context, ws, after string, limit int) (chat.Page[chat.SupportWebhook], error) {
 	q := listQuery{op: "list support webhooks", pk: wsPK(ws), prefix: "SWH#", forward: true}
-	return listPage(ctx, s, q, after, limit, func(it supportItem) chat.SupportWebhook {
+	return listPage(ctx, s, q, after, limit, func(it supportRead) chat.SupportWebhook {
 		return chat.SupportWebhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL,
-			Active: it.Active, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+			Active: it.Active, DisabledReason: it.reason(it.Active), CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
 	})
 }
