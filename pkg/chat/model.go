@@ -111,21 +111,22 @@ type InboundWebhook struct {
 
 // OutboundWebhook is a workspace's subscription to events.
 type OutboundWebhook struct {
-	ID          string
-	WorkspaceID string
-	Name        string
-	URL         string
-	Events      []string
-	Active      bool
-	// DisabledReason is why the delivery function disabled it ("gone",
-	// "failing"); "" while active or when an admin disabled it.
-	DisabledReason string
-	SigningSecret  string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	ID            string
+	WorkspaceID   string
+	Name          string
+	URL           string
+	Events        []string
+	Active        bool
+	SigningSecret string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 	// PreviousSigningSecret also signs deliveries until PreviousExpiresAt.
 	PreviousSigningSecret string
 	PreviousExpiresAt     time.Time
+
+	// DisabledReason is why the delivery function disabled it ("gone",
+	// "failing"); "" while active or when an admin disabled it.
+	DisabledReason string
 }
 
 // SupportWebhook is a workspace's support integration endpoint.
@@ -135,15 +136,16 @@ type SupportWebhook struct {
 	Name        string
 	URL         string
 	Active      bool
-	// DisabledReason is as OutboundWebhook's.
-	DisabledReason string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 	// SigningSecret signs deliveries; PreviousSigningSecret too until
 	// PreviousExpiresAt.
 	SigningSecret         string
 	PreviousSigningSecret string
 	PreviousExpiresAt     time.Time
+
+	// DisabledReason is as OutboundWebhook's.
+	DisabledReason string
 }
 
 // Author types of a message.
