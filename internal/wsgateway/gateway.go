@@ -8,7 +8,9 @@
 // cannot tell it from API Gateway.
 //
 // It enforces API Gateway's message size (128 KB, both ways: a larger post
-// is 413 PayloadTooLargeException), can add a latency to every post
+// is 413 PayloadTooLargeException, a larger client message closes the
+// connection with 1009 without invoking a route; a route's own, smaller
+// limit sees everything up to it and can answer), can add a latency to every post
 // (PostLatency), and enforces API Gateway's idle timeout and the
 // contract's rule that a connection that has not subscribed within 30
 // seconds is closed: it sees a connection as subscribed once a

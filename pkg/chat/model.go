@@ -123,6 +123,10 @@ type OutboundWebhook struct {
 	// PreviousSigningSecret also signs deliveries until PreviousExpiresAt.
 	PreviousSigningSecret string
 	PreviousExpiresAt     time.Time
+
+	// DisabledReason is why the delivery function disabled it ("gone",
+	// "failing"); "" while active or when an admin disabled it.
+	DisabledReason string
 }
 
 // SupportWebhook is a workspace's support integration endpoint.
@@ -139,6 +143,9 @@ type SupportWebhook struct {
 	SigningSecret         string
 	PreviousSigningSecret string
 	PreviousExpiresAt     time.Time
+
+	// DisabledReason is as OutboundWebhook's.
+	DisabledReason string
 }
 
 // Author types of a message.

@@ -21,6 +21,8 @@ var statuses = map[string]int{
 	EMethodNotAllowed:       http.StatusMethodNotAllowed,
 	EIdempotencyKeyInUse:    http.StatusConflict,
 	ERoomFull:               http.StatusConflict,
+	ERedeliveryPending:      http.StatusConflict,
+	ERateLimited:            http.StatusTooManyRequests,
 	ERoomExpired:            http.StatusGone,
 	EPayloadTooLarge:        http.StatusRequestEntityTooLarge,
 	EUnsupportedMediaType:   http.StatusUnsupportedMediaType,

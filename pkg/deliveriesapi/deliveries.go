@@ -14,6 +14,9 @@ import (
 // DeliveryLog lists a webhook's deliveries, newest first.
 type DeliveryLog interface {
 	ListDeliveries(ctx context.Context, workspaceID, webhookID, after string, limit int) (chat.Page[delivery.Record], error)
+	// EventWebhookOf checks that webhook id of kind exists in workspace.
+	// Errors: ENotFound.
+	EventWebhookOf(ctx context.Context, workspaceID, kind, id string) error
 }
 
 // Redeliverer queues a new attempt of a delivery (delivery.Redeliverer).
@@ -61,7 +64,11 @@ func deliveryViewOf(d delivery.Record) deliveryView {
 // DeliveriesHandler serves GET .../outbound-webhooks/{id}/deliveries and
 // .../support-webhooks/{id}/deliveries (contract section 11) for kind:
 // the webhook's delivery log, newest first. A webhook id that is not one
-// gets 404; a deleted webhook's log stays readable.
+// of kind in the workspace gets 404; a deleted webhook's log stays
+// readable while it holds deliveries. The check costs no call on a page
+// with deliveries (they name their kind, and their key the workspace), nor
+// past the first page (its signed cursor); an empty first page reads the
+// webhook.
 func DeliveriesHandler(auth httpapi.Authorizer, kind string, log DeliveryLog, codec *cursor.Codec) http.Handler {
 	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		id := r.PathValue("id")
@@ -75,6 +82,9 @@ func DeliveriesHandler(auth httpapi.Authorizer, kind string, log DeliveryLog, co
 			return
 		}
 		page, err := log.ListDeliveries(r.Context(), p.WorkspaceID, id, paging.After, paging.Limit)
+		if err == nil {
+			err = checkDeliveryLog(r.Context(), log, p.WorkspaceID, kind, id, paging.After, page)
+		}
 		if err != nil {
 			httpapi.Error(w, r, err)
 			return
@@ -85,6 +95,27 @@ func DeliveriesHandler(auth httpapi.Authorizer, kind string, log DeliveryLog, co
 		}
 		httpapi.WritePage(w, r, paging, views, page)
 	})
+}
+
+// checkDeliveryLog answers 404 unless page is the log of a webhook of kind
+// in workspace ws (see DeliveriesHandler).
+func checkDeliveryLog(ctx context.Context, log DeliveryLog, ws, kind, id, after string, page chat.Page[delivery.Record]) error {
+	switch {
+	case len(page.Items) > 0:
+		if page.Items[0].Kind != kind {
+			return errDeliveryNotFound()
+		}
+		return nil
+	case after != "":
+		return nil
+	}
+	if err := log.EventWebhookOf(ctx, ws, kind, id); err != nil {
+		if chat.IsCode(err, chat.ENotFound) {
+			return errDeliveryNotFound()
+		}
+		return err
+	}
+	return nil
 }
 
 // errDeliveryNotFound is the 404 of the delivery log and redeliver routes,

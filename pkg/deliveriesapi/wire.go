@@ -26,7 +26,7 @@ func Log(kind string) app.HTTPConstructor {
 // Redeliver builds Redeliver<kind>Function, queueing on DELIVERY_QUEUE_URL.
 func Redeliver(kind string) app.HTTPConstructor {
 	return func(a *app.App) (http.Handler, error) {
-		r := &delivery.Redeliverer{Store: deliverystore.New(a.DB, a.Table), Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), os.Getenv(awsenv.EnvDeliveryQueueURL))}
+		r := &delivery.Redeliverer{Store: deliverystore.New(a.DB, a.Table), Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), os.Getenv(awsenv.EnvDeliveryQueueURL)), Now: a.Now}
 		return RedeliverHandler(&workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)}, kind, r), nil
 	}
 }

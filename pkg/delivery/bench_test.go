@@ -80,7 +80,7 @@ func BenchmarkDeliveries(b *testing.B) {
 			client.Timeout = 200 * time.Millisecond
 			st := &memStore{hooks: map[string]delivery.Webhook{}}
 			q := &memQueue{}
-			d := &delivery.Deliverer{Store: st, Queue: q, Client: client, Schedule: delivery.DefaultSchedule, CacheTTL: time.Minute}
+			d := &delivery.Deliverer{Store: st, Queue: q, Client: client, Schedule: delivery.DefaultSchedule}
 			ev := evs.Event{ID: "E", Type: evs.RoomClosed, WorkspaceID: "WS", CreatedAt: time.Now(), Data: evs.Room{Name: string(make([]byte, 1024))}}
 			body, _ := evs.Encode(ev)
 			// 50 webhooks, every timeout-th one hanging.

@@ -169,14 +169,11 @@ type Deliverer struct {
 	Now      func() time.Time
 	// Rand returns uniform values in [0, 1) for the jitter.
 	Rand func() float64
-	// CacheTTL is how long a webhook's settings are reused.
-	CacheTTL time.Duration
 	// LeaseFor is how long a reserved attempt number is held before
 	// another message may take it over (DefaultLease when zero).
 	LeaseFor time.Duration
 
 	mu     sync.Mutex
-	cache  map[string]cached
 	bodies map[string][]byte
 }
 
@@ -209,11 +206,6 @@ func (d *Deliverer) body(ctx context.Context, del events.Delivery) ([]byte, erro
 	return b, nil
 }
 
-type cached struct {
-	w    Webhook
-	read time.Time
-}
-
 // Result says what to do with a queue message: Done means delete it;
 // otherwise it comes back (after the delay set, or the queue's own
 // visibility timeout when setting it failed).
@@ -229,44 +221,12 @@ func (d *Deliverer) now() time.Time {
 	return time.Now()
 }
 
-func cacheKey(kind, ws, key string) string { return kind + "|" + ws + "|" + key }
-
+// webhook reads the delivery's webhook for this attempt, never from a
+// cache: a changed url, secret or active flag, or a deletion, applies to
+// the next attempt after the change answered (contract section 10). One
+// consistent GetItem, made only for a message that is due.
 func (d *Deliverer) webhook(ctx context.Context, del events.Delivery) (Webhook, error) {
-	k := cacheKey(del.Kind, del.WorkspaceID, del.WebhookKey)
-	now := d.now()
-	d.mu.Lock()
-	c, ok := d.cache[k]
-	d.mu.Unlock()
-	if ok && now.Sub(c.read) < d.CacheTTL {
-		return c.w, nil
-	}
-	w, err := d.Store.Webhook(ctx, del.Kind, del.WorkspaceID, del.WebhookKey)
-	if err != nil {
-		return Webhook{}, err
-	}
-	d.put(k, w, now)
-	return w, nil
-}
-
-func (d *Deliverer) put(k string, w Webhook, read time.Time) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.cache == nil {
-		d.cache = map[string]cached{}
-	}
-	d.cache[k] = cached{w: w, read: read}
-}
-
-// update changes the cached copy of a webhook after this function changed
-// the stored one, keeping its read time.
-func (d *Deliverer) update(del events.Delivery, f func(*Webhook)) {
-	k := cacheKey(del.Kind, del.WorkspaceID, del.WebhookKey)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if c, ok := d.cache[k]; ok {
-		f(&c.w)
-		d.cache[k] = c
-	}
+	return d.Store.Webhook(ctx, del.Kind, del.WorkspaceID, del.WebhookKey)
 }
 
 // DefaultLease holds a reserved attempt number for longer than the
@@ -366,14 +326,6 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 		// The attempt stays in the log as pending; its retry is queued.
 		slog.WarnContext(ctx, "delivery: record attempt", "delivery_id", del.ID, "attempt", n, "error", err.Error())
 	}
-	if a.Failed {
-		d.update(del, func(w *Webhook) {
-			if w.FailingSince.IsZero() {
-				w.FailingSince = a.At
-			}
-			w.FailedAttempts++
-		})
-	}
 	d.afterAttempt(ctx, w, a)
 	return Result{Done: queued, Attempt: &a.Attempt}, nil
 }
@@ -428,15 +380,12 @@ func (d *Deliverer) rand() float64 {
 // disables it; a failure extends its streak, and disables it when the
 // streak has run 24 hours and ten attempts; a success ends a streak. Each
 // is a write of its own after the attempt's record and retry, so that no
-// failure here loses either. The cached copy shows the stored
-// streak as of its read plus this function's own attempts since.
+// failure here loses either. w is the webhook as this attempt read it.
 func (d *Deliverer) afterAttempt(ctx context.Context, w Webhook, a attempted) {
-	del := a.Delivery
 	var err error
 	switch {
 	case a.ResponseStatus == http.StatusGone:
 		err = d.Store.Disable(ctx, w, DisabledGone, time.Time{})
-		d.update(del, func(w *Webhook) { w.Active = false })
 	case a.Failed:
 		since := w.FailingSince
 		if since.IsZero() {
@@ -452,13 +401,9 @@ func (d *Deliverer) afterAttempt(ctx context.Context, w Webhook, a attempted) {
 		}
 		if w.FailedAttempts+1 >= failingAttempts && !since.After(a.At.Add(-failingFor)) {
 			err = d.Store.Disable(ctx, w, DisabledFailing, a.At.Add(-failingFor))
-			if err == nil {
-				d.update(del, func(w *Webhook) { w.Active = false })
-			}
 		}
 	case !w.FailingSince.IsZero():
 		err = d.Store.ClearFailing(ctx, w)
-		d.update(del, func(w *Webhook) { w.FailingSince, w.FailedAttempts = time.Time{}, 0 })
 	}
 	if err != nil && chat.ErrorCode(err) != chat.EConflict {
 		slog.WarnContext(ctx, "delivery: update webhook", "webhook_id", w.ID, "error", err.Error())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
@@ -311,3 +312,51 @@ const (
 	MaxBatchWrite = 25
 	MaxBatchGet   = 100
 )
+
+// Transact runs a transaction, retrying when it collided with a concurrent
+// one on the same items (which DynamoDB cancels rather than serialises).
+// A transaction cancelled for another reason returns its reasons.
+func (s *Table) Transact(ctx context.Context, op string, items []types.TransactWriteItem) ([]types.CancellationReason, error) {
+	if err := CheckTransactionSize(items); err != nil {
+		return nil, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
+	}
+	for attempt := 0; ; attempt++ {
+		_, err := s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		if err == nil {
+			return nil, nil
+		}
+		reasons := Cancellation(err)
+		if reasons == nil {
+			return nil, Fail(op, err)
+		}
+		if !Conflicted(reasons) {
+			return reasons, nil
+		}
+		if attempt >= 4 {
+			return nil, chat.Errorf(chat.EConflict, "%s: transaction kept colliding", op)
+		}
+		backoff := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
+		select {
+		case <-ctx.Done():
+			return nil, Fail(op, ctx.Err())
+		case <-time.After(backoff):
+		}
+	}
+}
+
+// ReasonCodes lists the codes of a cancelled transaction, for logs.
+func ReasonCodes(reasons []types.CancellationReason) string {
+	codes := make([]string, len(reasons))
+	for i, r := range reasons {
+		codes[i] = aws.ToString(r.Code)
+	}
+	return strings.Join(codes, ",")
+}
+
+func Itoa(i int) string {
+	const digits = "0123456789"
+	if i < 10 {
+		return digits[i : i+1]
+	}
+	return Itoa(i/10) + digits[i%10:i%10+1]
+}

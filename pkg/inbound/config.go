@@ -15,6 +15,9 @@ type Config struct {
 	// Channels holds the ids of the workspace's channels, for the
 	// channel_id override.
 	Channels map[string]bool
+	// Deleted reports a deleted webhook (Webhook.Enabled is then false):
+	// deletion is final, so its refusal needs no second look.
+	Deleted bool
 }
 
 // ConfigSource loads a webhook's configuration.
@@ -25,8 +28,11 @@ type ConfigSource interface {
 }
 
 // Cache keeps webhook configurations in memory for TTL, and unknown ids for
-// NegativeTTL, so that a warm function spends no call on them. A changed
-// secret or a disabled webhook takes effect within TTL.
+// NegativeTTL, so that a warm function spends no call on them. It never
+// decides alone: an acceptance checks in its own transaction that the
+// webhook is still the version it was judged on, and a refusal the
+// settings could have caused re-reads them (Refresh) first, so a change
+// applies to the next request (see settings.go).
 type Cache struct {
 	Source      ConfigSource
 	TTL         time.Duration

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"github.com/chatbridge/chat/pkg/idempotency"
 	"log/slog"
 	"time"
@@ -91,14 +92,19 @@ func (s *Service) Post(ctx context.Context, req Request) Result {
 	if !chat.ValidID(req.WebhookID) {
 		return Result{Err: errNotFound()}
 	}
-	cfg, err := s.Configs.WebhookConfig(ctx, req.WebhookID)
+	cfg, stale, err := s.config(ctx, req.WebhookID)
+	if err == nil && stale && !cfg.Webhook.Enabled && !cfg.Deleted {
+		// Disabled in a copy: it may have been enabled since (settings.go).
+		cfg, err = s.refresh(ctx, req.WebhookID)
+		stale = false
+	}
 	if err == nil && !cfg.Webhook.Enabled {
 		err = errNotFound()
 	}
 	if err != nil {
 		return Result{Err: err}
 	}
-	d := &decision{svc: s, req: req, cfg: cfg, log: chat.RequestLog{
+	d := &decision{svc: s, req: req, cfg: cfg, stale: stale, log: chat.RequestLog{
 		ID: s.IDs.New(req.ReceivedAt), WorkspaceID: cfg.Workspace.ID, WebhookID: cfg.Webhook.ID,
 		ReceivedAt: req.ReceivedAt, IdempotencyKey: printableKey(req), AuthScheme: scheme(cfg),
 		SourceIP: req.SourceIP, UserAgent: truncate(req.UserAgent, maxUserAgent), BodyBytes: max(req.BodyBytes, len(req.Body)),
@@ -113,6 +119,13 @@ type decision struct {
 	cfg   Config
 	log   chat.RequestLog
 	quota *QuotaState
+	// obj and jsonErr are the parsed body; stale reports cfg is a copy
+	// read for an earlier request; rereads counts the settings read anew
+	// for this one (settings.go).
+	obj     jsonbody.Object
+	jsonErr error
+	stale   bool
+	rereads int
 }
 
 func (d *decision) run(ctx context.Context) Result {
@@ -142,9 +155,23 @@ func (d *decision) run(ctx context.Context) Result {
 	if d.req.ReadErr != nil {
 		return d.reject(ctx, chat.Errorf(chat.EInvalidJSON, "The request body could not be read."))
 	}
-	obj, jsonErr := jsonbody.ParseObject(d.req.Body)
+	d.obj, d.jsonErr = jsonbody.ParseObject(d.req.Body)
+	return d.judge(ctx, now)
+}
+
+// judge runs steps 4 to 7 on the decision's settings: again, after they
+// were read anew, when the acceptance found them changed.
+func (d *decision) judge(ctx context.Context, now time.Time) Result {
+	obj, jsonErr := d.obj, d.jsonErr
 	// Step 4: credentials, before the body is judged.
 	sig, err := d.authenticate(obj, now)
+	if err != nil && d.stale && d.settingsCould(err, obj) {
+		// A copy of the settings refuses it: do the stored ones?
+		if res, done := d.reread(ctx); done {
+			return res
+		}
+		sig, err = d.authenticate(obj, now)
+	}
 	if err != nil {
 		return d.reject(ctx, err)
 	}
@@ -261,9 +288,20 @@ func (d *decision) accept(ctx context.Context, p post, sig *SignatureUse, now ti
 	}
 	d.log.Status, d.log.Outcome, d.log.MessageID = 202, chat.OutcomeAccepted, msg.ID
 	d.log.DurationMS = d.svc.Now().Sub(d.req.ReceivedAt).Milliseconds()
-	outcome, rec, err := d.svc.Store.Accept(ctx, Acceptance{Message: msg, Log: d.log, Key: key, Status: 202, Body: body, Signature: sig}, now)
+	outcome, rec, err := d.svc.Store.Accept(ctx, Acceptance{Message: msg, Log: d.log, Key: key, Status: 202, Body: body, Signature: sig,
+		Judged: &wh}, now)
 	d.log.Status, d.log.Outcome, d.log.MessageID = 0, "", ""
 	switch {
+	case err == nil && outcome == SettingsChanged:
+		// Judged on settings changed meanwhile: nothing was written; judge
+		// it again on the stored ones.
+		if d.rereads >= maxRereads {
+			return d.reject(ctx, chat.Unavailable(errors.New("inbound: the webhook kept changing while the request was judged")))
+		}
+		if res, done := d.reread(ctx); done {
+			return res
+		}
+		return d.judge(ctx, now)
 	case chat.IsCode(err, chat.EIdempotencyKeyInUse):
 		// Nothing was written: another request's transaction holds the key.
 		return d.refuse(ctx, err, sig)

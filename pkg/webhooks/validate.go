@@ -273,6 +273,9 @@ func decode(kind Kind, obj jsonbody.Object, w *Webhook, patch bool, allow []neti
 		}
 		if b, ok := r.boolean("active", "active"); ok {
 			set("active", b != w.Active)
+			if b != w.Active {
+				w.DisabledReason = "" // an admin's change ends the delivery function's reason
+			}
 			w.Active = b
 		}
 	}

@@ -42,6 +42,10 @@ type Webhook struct {
 	URL    string
 	Events []string
 	Active bool
+	// DisabledReason is why the delivery function disabled an outbound or
+	// support webhook ("gone", "failing"); "" while active or when an
+	// admin disabled it. Read only: management never writes it.
+	DisabledReason string
 
 	SecretHash            string
 	SigningSecret         string

@@ -16,8 +16,11 @@ type outboundView struct {
 	URL         string   `json:"url"`
 	Events      []string `json:"events"`
 	Active      bool     `json:"active"`
-	CreatedAt   string   `json:"created_at"`
-	UpdatedAt   string   `json:"updated_at"`
+	// DisabledReason is "gone" or "failing" when the delivery function
+	// disabled the webhook, else null.
+	DisabledReason *string `json:"disabled_reason"`
+	CreatedAt      string  `json:"created_at"`
+	UpdatedAt      string  `json:"updated_at"`
 }
 
 type supportView struct {
@@ -26,8 +29,10 @@ type supportView struct {
 	Name        string `json:"name"`
 	URL         string `json:"url"`
 	Active      bool   `json:"active"`
-	CreatedAt   string `json:"created_at"`
-	UpdatedAt   string `json:"updated_at"`
+	// DisabledReason is as outboundView's.
+	DisabledReason *string `json:"disabled_reason"`
+	CreatedAt      string  `json:"created_at"`
+	UpdatedAt      string  `json:"updated_at"`
 }
 
 // OutboundWebhooksHandler serves GET
@@ -52,7 +57,7 @@ func OutboundWebhooksHandler(auth httpapi.Authorizer, store workspaces.WebhookSt
 				events = []string{}
 			}
 			views = append(views, outboundView{ID: o.ID, WorkspaceID: o.WorkspaceID, Name: o.Name, URL: o.URL, Events: events,
-				Active: o.Active, CreatedAt: chat.FormatTime(o.CreatedAt), UpdatedAt: chat.FormatTime(o.UpdatedAt)})
+				Active: o.Active, DisabledReason: disabledReason(o.Active, o.DisabledReason), CreatedAt: chat.FormatTime(o.CreatedAt), UpdatedAt: chat.FormatTime(o.UpdatedAt)})
 		}
 		httpapi.WritePage(w, r, paging, views, page)
 	})
@@ -75,7 +80,7 @@ func SupportWebhooksHandler(auth httpapi.Authorizer, store workspaces.WebhookSto
 		views := make([]supportView, 0, len(page.Items))
 		for _, s := range page.Items {
 			views = append(views, supportView{ID: s.ID, WorkspaceID: s.WorkspaceID, Name: s.Name, URL: s.URL,
-				Active: s.Active, CreatedAt: chat.FormatTime(s.CreatedAt), UpdatedAt: chat.FormatTime(s.UpdatedAt)})
+				Active: s.Active, DisabledReason: disabledReason(s.Active, s.DisabledReason), CreatedAt: chat.FormatTime(s.CreatedAt), UpdatedAt: chat.FormatTime(s.UpdatedAt)})
 		}
 		httpapi.WritePage(w, r, paging, views, page)
 	})

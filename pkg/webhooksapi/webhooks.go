@@ -53,11 +53,21 @@ func webhookView(w webhooks.Webhook) any {
 			events = []string{}
 		}
 		return outboundView{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Events: events,
-			Active: w.Active, CreatedAt: chat.FormatTime(w.CreatedAt), UpdatedAt: chat.FormatTime(w.UpdatedAt)}
+			Active: w.Active, DisabledReason: disabledReason(w.Active, w.DisabledReason), CreatedAt: chat.FormatTime(w.CreatedAt), UpdatedAt: chat.FormatTime(w.UpdatedAt)}
 	default:
 		return supportView{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL,
-			Active: w.Active, CreatedAt: chat.FormatTime(w.CreatedAt), UpdatedAt: chat.FormatTime(w.UpdatedAt)}
+			Active: w.Active, DisabledReason: disabledReason(w.Active, w.DisabledReason), CreatedAt: chat.FormatTime(w.CreatedAt), UpdatedAt: chat.FormatTime(w.UpdatedAt)}
 	}
+}
+
+// disabledReason is the disabled_reason of a view: why the delivery
+// function disabled the webhook ("gone", "failing"), null while it is
+// active or when an admin disabled it.
+func disabledReason(active bool, reason string) *string {
+	if active {
+		return nil
+	}
+	return httpapi.Nullable(reason)
 }
 
 // createdView is the create response: the view plus the secrets, shown
@@ -178,11 +188,20 @@ func RotateWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
 			return
 		}
 		v := rotatedView{ID: wh.ID, SigningSecret: sec.SigningSecret, PreviousSecretExpiresAt: chat.FormatTime(sec.PreviousExpiresAt)}
+		w.Header().Set("Cache-Control", "no-store")
 		if kind == webhooks.Inbound {
 			v.Secret = &sec.Secret
+			httpapi.JSON(w, http.StatusOK, dataBody{v})
+			return
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		httpapi.JSON(w, http.StatusOK, dataBody{v})
+		// An outbound or support webhook's rotation also says whether it
+		// still receives deliveries, and why not.
+		httpapi.JSON(w, http.StatusOK, dataBody{struct {
+			rotatedView
+			Active         bool    `json:"active"`
+			DisabledReason *string `json:"disabled_reason"`
+		}{v, wh.Active, disabledReason(wh.Active, wh.DisabledReason)}})
 	})
 }
 

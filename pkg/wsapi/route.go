@@ -88,8 +88,8 @@ func (h *Route) Handle(ctx context.Context, ev events.APIGatewayWebsocketProxyRe
 		h.refuse(ctx, id, codeInvalidMessage, "Messages are JSON text.")
 		return ok, nil
 	}
-	if len(body) > realtime.MaxMessageBytes {
-		h.refuse(ctx, id, chat.EPayloadTooLarge, "The message is too large.")
+	if len(body) > MaxRequestBytes {
+		h.refuse(ctx, id, chat.EPayloadTooLarge, "The message is too large: at most 32 KiB.")
 		return ok, nil
 	}
 	var req request

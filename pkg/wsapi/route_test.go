@@ -53,8 +53,8 @@ func TestRoute(t *testing.T) {
 		{"not JSON", `subscribe please`, false, nil, `"code":"invalid_message"`, true},
 		{"binary", `AAEC`, true, nil, `"code":"invalid_message"`, true},
 		{"unknown action", `{"action":"$connect"}`, false, nil, `"code":"unknown_action"`, true},
-		{"past 128 KB", `{"action":"ping","pad":"` + strings.Repeat("<", realtime.MaxMessageBytes) + `"}`, false, nil, `"code":"payload_too_large"`, true},
-		{"at 128 KB", `{"action":"ping","pad":"` + strings.Repeat("<", realtime.MaxMessageBytes-26) + `"}`, false, nil, `{"type":"pong"}`, false},
+		{"past 32 KiB", `{"action":"ping","pad":"` + strings.Repeat("<", wsapi.MaxRequestBytes) + `"}`, false, nil, `"code":"payload_too_large"`, true},
+		{"at 32 KiB", `{"action":"ping","pad":"` + strings.Repeat("<", wsapi.MaxRequestBytes-26) + `"}`, false, nil, `{"type":"pong"}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &recorder{}

@@ -51,12 +51,8 @@ func Deliverer(a *app.App, queueURL string) (*delivery.Deliverer, error) {
 	if err != nil {
 		return nil, err
 	}
-	ttl, err := app.WebhookCacheTTL()
-	if err != nil {
-		return nil, err
-	}
 	return &delivery.Deliverer{Store: st, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Client: g.Client(),
-		Schedule: sched, Now: a.Now, Rand: rand.Float64, CacheTTL: ttl}, nil
+		Schedule: sched, Now: a.Now, Rand: rand.Float64}, nil
 }
 
 // Fanout builds the relay's event fan-out onto the delivery queue.

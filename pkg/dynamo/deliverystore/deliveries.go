@@ -150,8 +150,11 @@ func (s *Store) Reserve(ctx context.Context, r delivery.Reservation) (int, bool,
 		"event_id = :ev", "event_type = :et", "#st = :st", "last_attempt_at = :at", "#l = :lease",
 		"created_at = if_not_exists(created_at, :at)", "#ttl = if_not_exists(#ttl, :ttl)"}
 	var cond string
+	remove := "REMOVE response_status, #err, duration_ms, #next"
 	switch {
 	case r.Number == 0: // the next number, once no attempt holds the record
+		// A redelivery: taking its number ends its pending mark.
+		remove += ", " + attrRedeliverUntil
 		set = append(set, "#a = if_not_exists(#a, :zero) + :one")
 		vals[":zero"], vals[":one"] = dynamo.Num(0), dynamo.Num(1)
 		cond = "attribute_not_exists(#l) OR #l < :now"
@@ -167,7 +170,7 @@ func (s *Store) Reserve(ctx context.Context, r delivery.Reservation) (int, bool,
 		cond = "#a = :prev OR (#a = :n AND #l < :now)"
 	}
 	out, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: dynamo.Key(deliveryPK(d.WorkspaceID, d.WebhookID), deliverySK(d.ID)),
-		UpdateExpression:    aws.String("SET " + strings.Join(set, ", ") + " REMOVE response_status, #err, duration_ms, #next"),
+		UpdateExpression:    aws.String("SET " + strings.Join(set, ", ") + " " + remove),
 		ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: vals,
 		ReturnValues: types.ReturnValueUpdatedNew, ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
 	var ccf *types.ConditionalCheckFailedException

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -95,25 +93,12 @@ func requestLogItemOf(r chat.RequestLog) requestLogItem {
 // WebhookConfig implements inbound.ConfigSource: one GetItem for the
 // webhook and one Query for its workspace and channels.
 func (s *Store) WebhookConfig(ctx context.Context, id string) (inbound.Config, error) {
-	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: dynamo.Key(dynamo.InboundPK(id), dynamo.MetaSK), ConsistentRead: aws.Bool(true)})
+	cfg, err := s.InboundSettings(ctx, id)
 	if err != nil {
-		return inbound.Config{}, dynamo.Fail("get inbound webhook", err)
+		return inbound.Config{}, err
 	}
-	if out.Item == nil {
-		return inbound.Config{}, chat.Errorf(chat.EWebhookNotFound, "The webhook does not exist or is disabled.")
-	}
-	var wh dynamo.InboundItem
-	if err := attributevalue.UnmarshalMap(out.Item, &wh); err != nil {
-		return inbound.Config{}, chat.Internal(err)
-	}
-	cfg := inbound.Config{
-		Webhook: chat.InboundWebhook{ID: wh.ID, WorkspaceID: wh.WorkspaceID, ChannelID: wh.ChannelID, BotName: wh.BotName,
-			BotAvatarURL: wh.BotAvatarURL, SecretHash: wh.SecretHash, SignatureRequired: wh.SignatureRequired,
-			SigningSecret: wh.SigningSecret, Enabled: wh.Enabled && wh.DeletedAt == nil, CreatedAt: wh.CreatedAt, UpdatedAt: wh.UpdatedAt,
-			PreviousSecretHash: wh.PreviousSecretHash, PreviousSigningSecret: wh.PreviousSigningSecret, PreviousExpiresAt: wh.Expires()},
-		Workspace: chat.Workspace{ID: wh.WorkspaceID},
-		Channels:  map[string]bool{},
-	}
+	wh := cfg.Webhook
+	cfg.Channels = map[string]bool{}
 	// "#META" sorts before "CHAN#", and "CHAN$" right after every channel.
 	in := &dynamodb.QueryInput{
 		TableName:                 &s.Name,
@@ -188,45 +173,24 @@ func (s *Store) sigWrite(u *inbound.SignatureUse, now time.Time) types.TransactW
 	return dynamo.Put(s.Name, it, cond, vals)
 }
 
-// transact runs a transaction, retrying when it collided with a concurrent
-// one on the same items (which DynamoDB cancels rather than serialises).
-// A transaction cancelled for another reason returns its reasons.
-func (s *Store) transact(ctx context.Context, op string, items []types.TransactWriteItem) ([]types.CancellationReason, error) {
-	if err := dynamo.CheckTransactionSize(items); err != nil {
-		return nil, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
-	}
-	for attempt := 0; ; attempt++ {
-		_, err := s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-		if err == nil {
-			return nil, nil
-		}
-		reasons := dynamo.Cancellation(err)
-		if reasons == nil {
-			return nil, dynamo.Fail(op, err)
-		}
-		if !dynamo.Conflicted(reasons) {
-			return reasons, nil
-		}
-		if attempt >= 4 {
-			return nil, chat.Errorf(chat.EConflict, "%s: transaction kept colliding", op)
-		}
-		backoff := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
-		select {
-		case <-ctx.Done():
-			return nil, dynamo.Fail(op, ctx.Err())
-		case <-time.After(backoff):
-		}
-	}
-}
-
 // Accept implements inbound.Store with one TransactWriteItems: the
 // signature use, the completed idempotency record (claimed and completed
 // at once, on condition that no live record holds the key; a failed
 // condition returns the record that holds it), the message and its log
-// record.
+// record; with a.Judged, a ConditionCheck that the webhook's by-id item
+// still holds the settings judged on (SettingsChanged otherwise).
 func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
 	items, sigIdx, keyIdx := s.acceptItems(a, now)
-	reasons, err := s.transact(ctx, "accept inbound message", items)
+	verIdx := -1
+	if a.Judged != nil {
+		check, err := s.versionCheck(*a.Judged)
+		if err != nil {
+			return 0, inbound.Record{}, err
+		}
+		verIdx = len(items)
+		items = append(items, check)
+	}
+	reasons, err := s.Transact(ctx, "accept inbound message", items)
 	if chat.IsCode(err, chat.EConflict) {
 		if a.Key != nil {
 			// Another request's transaction on this key is in flight.
@@ -242,6 +206,8 @@ func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time)
 	switch {
 	case reasons == nil:
 		return inbound.Written, inbound.Record{}, nil
+	case verIdx >= 0 && dynamo.ConditionFailed(reasons, verIdx):
+		return inbound.SettingsChanged, inbound.Record{}, nil
 	case sigIdx >= 0 && dynamo.ConditionFailed(reasons, sigIdx):
 		return inbound.SignatureUsed, inbound.Record{}, nil
 	case keyIdx >= 0 && dynamo.ConditionFailed(reasons, keyIdx):
@@ -255,7 +221,7 @@ func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time)
 			Status: old.Status, Body: []byte(old.Body), MessageID: old.MessageID,
 		}, nil
 	}
-	return 0, inbound.Record{}, chat.Internal(fmt.Errorf("dynamo: accept cancelled for an unexpected reason: %s", reasonCodes(reasons)))
+	return 0, inbound.Record{}, chat.Internal(fmt.Errorf("dynamo: accept cancelled for an unexpected reason: %s", dynamo.ReasonCodes(reasons)))
 }
 
 // acceptItems are the writes of Accept, with the indexes of the signature
@@ -293,7 +259,7 @@ func (s *Store) acceptItems(a inbound.Acceptance, now time.Time) (items []types.
 func (s *Store) Log(ctx context.Context, rec chat.RequestLog, sig *inbound.SignatureUse, now time.Time) (inbound.Outcome, error) {
 	if sig != nil {
 		// The record's id is this request's own: nothing else writes it.
-		reasons, err := s.transact(ctx, "put request log", []types.TransactWriteItem{
+		reasons, err := s.Transact(ctx, "put request log", []types.TransactWriteItem{
 			s.sigWrite(sig, now), dynamo.Put(s.Name, requestLogItemOf(rec), "", nil),
 		})
 		switch {
@@ -306,7 +272,7 @@ func (s *Store) Log(ctx context.Context, rec chat.RequestLog, sig *inbound.Signa
 		case dynamo.ConditionFailed(reasons, 0):
 			return inbound.SignatureUsed, nil
 		}
-		return 0, chat.Internal(fmt.Errorf("dynamo: put request log cancelled for an unexpected reason: %s", reasonCodes(reasons)))
+		return 0, chat.Internal(fmt.Errorf("dynamo: put request log cancelled for an unexpected reason: %s", dynamo.ReasonCodes(reasons)))
 	}
 	av, err := attributevalue.MarshalMap(requestLogItemOf(rec))
 	if err != nil {
@@ -321,15 +287,6 @@ func (s *Store) Log(ctx context.Context, rec chat.RequestLog, sig *inbound.Signa
 		return 0, dynamo.Fail("put request log", err)
 	}
 	return inbound.Written, nil
-}
-
-// reasonCodes lists the codes of a cancelled transaction, for logs.
-func reasonCodes(reasons []types.CancellationReason) string {
-	codes := make([]string, len(reasons))
-	for i, r := range reasons {
-		codes[i] = aws.ToString(r.Code)
-	}
-	return strings.Join(codes, ",")
 }
 
 // RequestLogs lists a webhook's request log newest first with one Query

@@ -112,6 +112,7 @@ func webhookOf(kind webhooks.Kind, av map[string]types.AttributeValue) (*webhook
 			PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.Expires()}
 	}
 	w.Kind = kind
+	w.DisabledReason = dynamo.DisabledReason(w.Active, av)
 	return &w, nil
 }
 
@@ -150,13 +151,13 @@ func updateOf(table string, k map[string]types.AttributeValue, w webhooks.Webhoo
 	sort.Strings(attrs)
 	var set, remove []string
 	for i, n := range attrs {
-		a, v := "#s"+itoa(i), ":s"+itoa(i)
+		a, v := "#s"+dynamo.Itoa(i), ":s"+dynamo.Itoa(i)
 		names[a], vals[v] = n, av[n]
 		set = append(set, a+" = "+v)
 	}
 	for i, n := range optionalAttrs {
 		if _, ok := av[n]; !ok {
-			a := "#r" + itoa(i)
+			a := "#r" + dynamo.Itoa(i)
 			names[a] = n
 			remove = append(remove, a)
 		}
@@ -175,14 +176,6 @@ func updateOf(table string, k map[string]types.AttributeValue, w webhooks.Webhoo
 }
 
 var condNames = map[string]string{"#upd": "updated_at", "#ws": "workspace_id", "#del": "deleted_at"}
-
-func itoa(i int) string {
-	const digits = "0123456789"
-	if i < 10 {
-		return digits[i : i+1]
-	}
-	return itoa(i/10) + digits[i%10:i%10+1]
-}
 
 // unchanged is the condition that the by-id twin is still the one read.
 const unchanged = "#upd = :old AND #ws = :ws AND attribute_not_exists(#del)"
@@ -284,6 +277,18 @@ func (s *Store) Update(ctx context.Context, old, next webhooks.Webhook, ev webho
 	items := []types.TransactWriteItem{
 		{Update: updateOf(s.Name, byIDKey(old.Kind, old.ID), next, unchanged, unchangedVals(old))},
 		{Update: updateOf(s.Name, listedKey(old), next, "attribute_exists(pk)", nil)},
+	}
+	if next.Kind != webhooks.Inbound && old.Active != next.Active {
+		// Whoever disabled it before, an admin's change of active ends the
+		// reason shown (the delivery function's; listed twin below).
+		u := items[0].Update
+		u.UpdateExpression = aws.String(addRemove(aws.ToString(u.UpdateExpression), "#dr"))
+		u.ExpressionAttributeNames["#dr"] = dynamo.AttrDisabledReason
+		if !next.Active {
+			l := items[1].Update
+			l.UpdateExpression = aws.String(addRemove(aws.ToString(l.UpdateExpression), "#dr"))
+			l.ExpressionAttributeNames["#dr"] = dynamo.AttrDisabledReason
+		}
 	}
 	if next.Kind != webhooks.Inbound && !old.Active && next.Active {
 		// Re-enabled: the delivery function's failure streak and the reason

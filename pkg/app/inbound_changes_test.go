@@ -1,0 +1,106 @@
+package app_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/chatbridge/chat/pkg/chat"
+)
+
+// TestInboundChangesApplyAtOnce: with the settings cached (WEBHOOK_CACHE_TTL
+// one minute, the clock standing still), every change answers for the next
+// post (contract section 10, "Changes take effect at once"): a rotated
+// secret is accepted at once, the secret it replaced stays valid, an older
+// one is refused at once, a changed bot name and scheme apply, a disabled,
+// re-enabled or deleted webhook answers accordingly. Each is never a 500.
+// Before the accept transaction checked the webhook's version and a refusal
+// re-read the settings, the cache answered with the settings it held.
+func TestInboundChangesApplyAtOnce(t *testing.T) {
+	w := newAdminWorld(t)
+	status, created, raw := w.call(t, "POST", w.api("/inbound-webhooks"), `{"channel_id":"`+w.general+`","bot_name":"Before"}`, w.admin, 2)
+	if status != 201 {
+		t.Fatalf("create: got %d %s, want 201", status, raw)
+	}
+	id, first := data(created)["id"].(string), data(created)["secret"].(string)
+	if got := w.post(t, id, first); got != 202 {
+		t.Fatalf("post with the created secret: got %d, want 202", got)
+	}
+	// The webhook's settings are now cached, and the clock never moves.
+	rotate := func() string {
+		t.Helper()
+		status, rotated, raw := w.call(t, "POST", w.api("/inbound-webhooks/"+id+"/rotate-secret"), "", w.admin, 2)
+		if status != 200 {
+			t.Fatalf("rotate: got %d %s, want 200", status, raw)
+		}
+		return data(rotated)["secret"].(string)
+	}
+	second := rotate()
+	if got := w.post(t, id, second); got != 202 {
+		t.Fatalf("new secret right after the rotation: got %d, want 202", got)
+	}
+	if got := w.post(t, id, first); got != 202 {
+		t.Fatalf("replaced secret within its window: got %d, want 202", got)
+	}
+	// Accepted by the cached copy once more, refused by the stored one.
+	if got := w.post(t, id, first); got != 202 {
+		t.Fatalf("replaced secret again: got %d, want 202", got)
+	}
+	third := rotate()
+	if rec := w.do(t, "POST", w.postPath(id), `{"content":"x"}`, map[string]string{"X-Service-Webhook-Secret": first}); rec.Code != 401 || codeOf(t, rec) != chat.EInvalidSecret {
+		t.Fatalf("secret replaced two rotations ago: got %d %s, want 401 invalid_secret", rec.Code, rec.Body)
+	}
+	for _, s := range []string{third, second} {
+		if got := w.post(t, id, s); got != 202 {
+			t.Fatalf("current or previous secret after the second rotation: got %d, want 202", got)
+		}
+	}
+
+	// A changed bot name is the next message's author.
+	if status, _, raw := w.call(t, "PATCH", w.api("/inbound-webhooks/"+id), `{"bot_name":"After"}`, w.admin, 2); status != 200 {
+		t.Fatalf("patch bot_name: got %d %s, want 200", status, raw)
+	}
+	rec := w.do(t, "POST", w.postPath(id), `{"content":"renamed"}`, map[string]string{"X-Service-Webhook-Secret": third})
+	var body struct {
+		Data struct {
+			Author struct{ Name string } `json:"author"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); rec.Code != 202 || err != nil || body.Data.Author.Name != "After" {
+		t.Fatalf("post after the rename: got %d %s, want 202 by After", rec.Code, rec.Body)
+	}
+
+	// The scheme: a static secret no longer opens a signature webhook.
+	if status, _, raw := w.call(t, "PATCH", w.api("/inbound-webhooks/"+id), `{"signature_required":true}`, w.admin, 2); status != 200 {
+		t.Fatalf("patch signature_required: got %d %s, want 200", status, raw)
+	}
+	if got := w.post(t, id, third); got != 401 {
+		t.Fatalf("static secret after signature_required: got %d, want 401", got)
+	}
+	if status, _, raw := w.call(t, "PATCH", w.api("/inbound-webhooks/"+id), `{"signature_required":false}`, w.admin, 2); status != 200 {
+		t.Fatalf("patch signature_required back: got %d %s, want 200", status, raw)
+	}
+	if got := w.post(t, id, third); got != 202 {
+		t.Fatalf("static secret after signature_required false: got %d, want 202", got)
+	}
+
+	// Disabled, enabled, deleted.
+	for _, c := range []struct {
+		method, body string
+		want         int
+	}{
+		{"PATCH", `{"enabled":false}`, 404},
+		{"PATCH", `{"enabled":true}`, 202},
+		{"DELETE", "", 404},
+	} {
+		want := 200
+		if c.method == "DELETE" {
+			want = 204
+		}
+		if status, _, raw := w.call(t, c.method, w.api("/inbound-webhooks/"+id), c.body, w.admin, 2); status != want {
+			t.Fatalf("%s %s: got %d %s, want %d", c.method, c.body, status, raw, want)
+		}
+		if got := w.post(t, id, third); got != c.want {
+			t.Fatalf("post after %s %s: got %d, want %d", c.method, c.body, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package deliverystore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/events"
+)
+
+var _ delivery.RedeliverStore = (*Store)(nil)
+
+// attrRedeliverUntil marks a delivery record's queued redelivery until the
+// delivery function takes its attempt number (Reserve removes it), or
+// until the time it holds ("dynamo.SortTime" layout).
+const attrRedeliverUntil = "redeliver_until"
+
+// redeliverPK is a webhook's redelivery counter for the window starting at
+// window: pk REDELIVER#<ws>#<webhook>#<unix>, sk #META, ttl an hour after.
+func redeliverPK(ws, webhook string, window time.Time) string {
+	return "REDELIVER#" + ws + "#" + webhook + "#" + strconv.FormatInt(window.Unix(), 10)
+}
+
+// EventWebhookOf implements delivery.RedeliverStore (and the delivery
+// log's check) with one GetItem of the webhook's by-id item. Errors:
+// ENotFound when there is none of kind in workspace ws.
+func (s *Store) EventWebhookOf(ctx context.Context, ws, kind, id string) error {
+	var k map[string]types.AttributeValue
+	switch kind {
+	case events.KindOutbound:
+		k = dynamo.Key(dynamo.OutboundPK(id), dynamo.MetaSK)
+	case events.KindSupport:
+		k = dynamo.Key(dynamo.SupportPK(id), dynamo.MetaSK)
+	default:
+		return chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, id)
+	}
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: k, ConsistentRead: aws.Bool(true),
+		ProjectionExpression: aws.String("workspace_id, deleted_at")})
+	if err != nil {
+		return dynamo.Fail("get webhook "+id, err)
+	}
+	if out.Item == nil || dynamo.GetS(out.Item, "workspace_id") != ws || out.Item["deleted_at"] != nil {
+		return chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, id)
+	}
+	return nil
+}
+
+// ClaimRedelivery implements delivery.RedeliverStore with one
+// TransactWriteItems: the delivery record's pending mark, on condition
+// that none is live, and the webhook's counter of the window, on condition
+// that it holds fewer than c.Limit. A pending mark takes precedence.
+func (s *Store) ClaimRedelivery(ctx context.Context, c delivery.RedeliveryClaim) (delivery.Claim, error) {
+	items := []types.TransactWriteItem{
+		{Update: &types.Update{TableName: &s.Name, Key: dynamo.Key(deliveryPK(c.WorkspaceID, c.WebhookID), deliverySK(c.DeliveryID)),
+			UpdateExpression:                    aws.String("SET #ru = :until"),
+			ConditionExpression:                 aws.String("attribute_exists(pk) AND (attribute_not_exists(#ru) OR #ru < :now)"),
+			ExpressionAttributeNames:            map[string]string{"#ru": attrRedeliverUntil},
+			ExpressionAttributeValues:           map[string]types.AttributeValue{":until": dynamo.Str(dynamo.SortTime(c.Until)), ":now": dynamo.Str(dynamo.SortTime(c.Now))},
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
+		{Update: &types.Update{TableName: &s.Name, Key: dynamo.Key(redeliverPK(c.WorkspaceID, c.WebhookID, c.Window), dynamo.MetaSK),
+			UpdateExpression:         aws.String("ADD #n :one SET #ttl = if_not_exists(#ttl, :ttl)"),
+			ConditionExpression:      aws.String("attribute_not_exists(#n) OR #n < :limit"),
+			ExpressionAttributeNames: map[string]string{"#n": "count", "#ttl": dynamo.AttrTTL},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":one": dynamo.Num(1), ":limit": dynamo.Num(int64(c.Limit)),
+				":ttl": dynamo.Num(dynamo.Epoch(c.Window.Add(time.Hour)))}}},
+	}
+	reasons, err := s.Transact(ctx, "claim redelivery of "+c.DeliveryID, items)
+	switch {
+	case chat.IsCode(err, chat.EConflict):
+		return 0, chat.Unavailable(err)
+	case err != nil:
+		return 0, err
+	case reasons == nil:
+		return delivery.Claimed, nil
+	case dynamo.ConditionFailed(reasons, 0):
+		if len(reasons[0].Item) == 0 {
+			return 0, chat.Errorf(chat.ENotFound, "no delivery %s", c.DeliveryID)
+		}
+		return delivery.ClaimPending, nil
+	case dynamo.ConditionFailed(reasons, 1):
+		return delivery.ClaimLimited, nil
+	}
+	return 0, chat.Internal(fmt.Errorf("dynamo: claim redelivery cancelled for an unexpected reason: %s", dynamo.ReasonCodes(reasons)))
+}
+
+// ReleaseRedelivery implements delivery.RedeliverStore with one UpdateItem.
+func (s *Store) ReleaseRedelivery(ctx context.Context, ws, webhookID, id string) error {
+	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: dynamo.Key(deliveryPK(ws, webhookID), deliverySK(id)),
+		UpdateExpression: aws.String("REMOVE #ru"), ConditionExpression: aws.String("attribute_exists(pk)"),
+		ExpressionAttributeNames: map[string]string{"#ru": attrRedeliverUntil}})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil
+	}
+	return dynamo.Fail("release redelivery of "+id, err)
+}
