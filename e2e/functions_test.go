@@ -76,8 +76,9 @@ var sampleStatus = map[string]int{
 // processed without a batch item failure, as their wiring tests expect.
 var cleanBatch = map[string]bool{"OutboxRelayFunction": true, "TranslateFunction": true}
 
-// needsNoConfig lists the functions that start without any configuration.
-var needsNoConfig = map[string]bool{"FallbackFunction": true}
+// needsNoConfig lists the functions that start without any configuration:
+// the fallback and the guest page need no table and no AWS client.
+var needsNoConfig = map[string]bool{"FallbackFunction": true, "GuestPageFunction": true}
 
 // credentialHeaders are the contract's request credentials.
 var credentialHeaders = []string{"authorization", "x-service-guest-token", "x-service-webhook-secret", "x-service-signature"}
