@@ -479,6 +479,7 @@ func (d *Deliverer) attempt(ctx context.Context, w Webhook, del events.Delivery,
 	for _, s := range w.Secrets {
 		sigs = append(sigs, signature.Sign(s, t, del.Body))
 	}
+	std := standardHeaders(w.Secrets, del.ID, t, del.Body)
 	ctx, cancel := context.WithTimeout(ctx, netguard.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(del.Body))
@@ -492,6 +493,7 @@ func (d *Deliverer) attempt(ctx context.Context, w Webhook, del events.Delivery,
 	req.Header.Set(HeaderEvent, del.EventType)
 	req.Header.Set(HeaderDelivery, del.ID)
 	req.Header.Set(HeaderAttempt, strconv.Itoa(n))
+	std.set(req.Header)
 	resp, err := d.Client.Do(req)
 	if err == nil {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, responseDrainLimit))

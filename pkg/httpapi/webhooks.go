@@ -7,6 +7,7 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/signature"
 	"github.com/chatbridge/chat/pkg/webhooks"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -72,13 +73,15 @@ func createdView(w webhooks.Webhook, sec webhooks.Secrets) any {
 	case outboundView:
 		return struct {
 			outboundView
-			SigningSecret string `json:"signing_secret"`
-		}{v, sec.SigningSecret}
+			SigningSecret         string `json:"signing_secret"`
+			SigningSecretStandard string `json:"signing_secret_standard"`
+		}{v, sec.SigningSecret, signature.StandardSecret([]byte(sec.SigningSecret))}
 	default:
 		return struct {
 			supportView
-			SigningSecret string `json:"signing_secret"`
-		}{v.(supportView), sec.SigningSecret}
+			SigningSecret         string `json:"signing_secret"`
+			SigningSecretStandard string `json:"signing_secret_standard"`
+		}{v.(supportView), sec.SigningSecret, signature.StandardSecret([]byte(sec.SigningSecret))}
 	}
 }
 
@@ -86,6 +89,7 @@ type rotatedView struct {
 	ID                      string  `json:"id"`
 	Secret                  *string `json:"secret,omitempty"`
 	SigningSecret           string  `json:"signing_secret"`
+	SigningSecretStandard   *string `json:"signing_secret_standard,omitempty"`
 	PreviousSecretExpiresAt string  `json:"previous_secret_expires_at"`
 }
 
@@ -179,6 +183,9 @@ func RotateWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
 		v := rotatedView{ID: wh.ID, SigningSecret: sec.SigningSecret, PreviousSecretExpiresAt: chat.FormatTime(sec.PreviousExpiresAt)}
 		if kind == webhooks.Inbound {
 			v.Secret = &sec.Secret
+		} else {
+			std := signature.StandardSecret([]byte(sec.SigningSecret))
+			v.SigningSecretStandard = &std
 		}
 		w.Header().Set("Cache-Control", "no-store")
 		JSON(w, http.StatusOK, dataBody{v})

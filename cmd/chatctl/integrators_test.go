@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/delivering"
+	"github.com/chatbridge/chat/pkg/app/translating"
+	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/motoserver"
+	"github.com/chatbridge/chat/pkg/signature"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+)
+
+// servedStack is chatctl serve run in this process on a free port and a
+// table of its own, with one workspace whose admin holds adminToken.
+type servedStack struct {
+	base, ws, channel, adminToken string
+}
+
+// serveForTest runs runServe (stopped when the test ends) with every
+// variable it sets saved and restored by t.Setenv, and applies a workspace
+// with an admin, a member and a channel.
+func serveForTest(t *testing.T, schedule string) servedStack {
+	t.Helper()
+	port, err := motoserver.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for k, v := range map[string]string{
+		"ADDR": addr, awsenv.EnvTable: fmt.Sprintf("integrators-%d", time.Now().UnixNano()),
+		translating.EnvTranslator: translating.TranslatorNone, translating.EnvApertiumURL: "",
+		app.EnvOutboundAllowCIDRS: "127.0.0.0/8", delivering.EnvOutboundAllowOnly: "true",
+		delivering.EnvDeliverySchedule: schedule, awsenv.EnvQueueURL: "", awsenv.EnvDeliveryQueueURL: "",
+		awsenv.EnvCursorKey: localCursorKey,
+		// Settings read fresh on every attempt: what this test checks is
+		// the signing, not how a cached rotation is noticed.
+		app.EnvWebhookCacheTTL: "0s",
+	} {
+		t.Setenv(k, v)
+	}
+	logger := slog.Default()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runServe(ctx, nil, io.Discard, io.Discard) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Errorf("chatctl serve did not stop within 10 s")
+		}
+		slog.SetDefault(logger)
+	})
+	base := "http://" + addr
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		resp, err := http.Get(base + "/openapi.yaml")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("chatctl serve exited: %v", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("chatctl serve not answering after 60 s: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s := servedStack{base: base, ws: "01JDA5Q4V3B8ZZZZZZZZZZZW01", channel: "01JDA5Q4V3B8ZZZZZZZZZZZC01", adminToken: "wsk_integrators_admin_token_0123456789abcdef"}
+	doc := fmt.Sprintf(`{"workspaces":[{"id":%q,"name":"Integrators","default_language":"en",
+		"users":[{"id":"01JDA5Q4V3B8ZZZZZZZZZZZM01","name":"Ada","preferred_language":"en","api_token":%q,"role":"admin"}],
+		"channels":[{"id":%q,"name":"general","members":["01JDA5Q4V3B8ZZZZZZZZZZZM01"]}]}]}`, s.ws, s.adminToken, s.channel)
+	if err := runApply(context.Background(), []string{"-"}, strings.NewReader(doc), io.Discard, io.Discard); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	return s
+}
+
+// call sends an admin request to the served API and decodes its body.
+func (s servedStack) call(t *testing.T, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, s.base+"/api/v1/workspaces/"+s.ws+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+s.adminToken)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	_ = json.Unmarshal(raw, &out)
+	return resp.StatusCode, out
+}
+
+func dataOf(t *testing.T, m map[string]any) map[string]any {
+	t.Helper()
+	d, ok := m["data"].(map[string]any)
+	if !ok {
+		t.Fatalf("got body %v, want a data object", m)
+	}
+	return d
+}
+
+// received is one request a local receiver got.
+type received struct {
+	header http.Header
+	body   []byte
+}
+
+// receiver is a local endpoint that records what it receives and answers
+// with status().
+type receiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	got    []received
+	status func() int
+	arrive chan struct{}
+}
+
+func newReceiver(t *testing.T, status func() int) *receiver {
+	t.Helper()
+	r := &receiver{status: status, arrive: make(chan struct{}, 1000)}
+	r.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		b, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.got = append(r.got, received{req.Header.Clone(), b})
+		r.mu.Unlock()
+		w.WriteHeader(r.status())
+		r.arrive <- struct{}{}
+	}))
+	r.Listener, _ = net.Listen("tcp", "127.0.0.1:0")
+	r.Start()
+	t.Cleanup(r.Close)
+	return r
+}
+
+// wait returns the first delivery of type typ, waiting up to 60 s.
+func (r *receiver) wait(t *testing.T, typ string) received {
+	t.Helper()
+	deadline := time.After(60 * time.Second)
+	for {
+		r.mu.Lock()
+		for _, g := range r.got {
+			if g.header.Get("X-Service-Event") == typ {
+				r.mu.Unlock()
+				return g
+			}
+		}
+		r.mu.Unlock()
+		select {
+		case <-r.arrive:
+		case <-deadline:
+			t.Fatalf("no %s delivery within 60 s", typ)
+		}
+	}
+}
+
+// TestServeDeliveriesVerifyWithTheStandardWebhooksLibrary: an outbound
+// webhook created through chatctl serve's API receives room.created; the
+// official Standard Webhooks library verifies it with the create
+// response's signing_secret_standard; after a rotation the next delivery
+// verifies with the new and with the previous secret (two signatures), and
+// chatctl listen's verifier accepts both schemes.
+func TestServeDeliveriesVerifyWithTheStandardWebhooksLibrary(t *testing.T) {
+	s := serveForTest(t, "1s")
+	rcv := newReceiver(t, func() int { return http.StatusNoContent })
+	status, created := s.call(t, "POST", "/outbound-webhooks", `{"name":"std","url":"`+rcv.URL+`/hook","events":["room.created","room.closed"]}`)
+	if status != 201 {
+		t.Fatalf("create webhook: got %d %v, want 201", status, created)
+	}
+	wh := dataOf(t, created)
+	first, _ := wh["signing_secret_standard"].(string)
+	if want := signature.StandardSecret([]byte(wh["signing_secret"].(string))); first != want {
+		t.Fatalf("got signing_secret_standard %q, want %q", first, want)
+	}
+	verify := func(secret string, d received) error {
+		lib, err := standardwebhooks.NewWebhook(secret)
+		if err != nil {
+			t.Fatalf("NewWebhook: %v", err)
+		}
+		return lib.Verify(d.body, d.header)
+	}
+	in := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	if status, body := s.call(t, "POST", "/rooms", `{"channel_id":"`+s.channel+`","name":"Call","expires_at":"`+in+`"}`); status != 201 {
+		t.Fatalf("create room: got %d %v, want 201", status, body)
+	}
+	d := rcv.wait(t, "room.created")
+	if err := verify(first, d); err != nil {
+		t.Fatalf("the Standard Webhooks library refused room.created: %v", err)
+	}
+	if got, want := d.header.Get("webhook-id"), d.header.Get("X-Service-Delivery"); got != want {
+		t.Errorf("got webhook-id %q, want the delivery id %q", got, want)
+	}
+	if !strings.HasPrefix(d.header.Get(signature.Header), "t="+d.header.Get("webhook-timestamp")+",") {
+		t.Errorf("got webhook-timestamp %q and %s %q, want the same time", d.header.Get("webhook-timestamp"), signature.Header, d.header.Get(signature.Header))
+	}
+	status, rotated := s.call(t, "POST", "/outbound-webhooks/"+wh["id"].(string)+"/rotate-secret", "")
+	if status != 200 {
+		t.Fatalf("rotate: got %d %v, want 200", status, rotated)
+	}
+	second, _ := dataOf(t, rotated)["signing_secret_standard"].(string)
+	if second == "" || second == first {
+		t.Fatalf("got rotated signing_secret_standard %q, want a new one", second)
+	}
+	room := ""
+	if status, body := s.call(t, "POST", "/rooms", `{"channel_id":"`+s.channel+`","name":"Call 2","expires_at":"`+in+`"}`); status != 201 {
+		t.Fatalf("create room: got %d %v, want 201", status, body)
+	} else {
+		room = dataOf(t, body)["room_id"].(string)
+	}
+	if status, body := s.call(t, "POST", "/rooms/"+room+"/close", ""); status != 200 {
+		t.Fatalf("close room: got %d %v, want 200", status, body)
+	}
+	d = rcv.wait(t, "room.closed")
+	if n := len(strings.Fields(d.header.Get("webhook-signature"))); n != 2 {
+		t.Errorf("got %d webhook-signature entries after a rotation, want 2", n)
+	}
+	for _, sec := range []string{first, second} {
+		if err := verify(sec, d); err != nil {
+			t.Errorf("the library refused room.closed with secret %d: %v", map[string]int{first: 1, second: 2}[sec], err)
+		}
+	}
+	if err := verify(signature.StandardSecret([]byte("whsig_not_this_one")), d); err == nil {
+		t.Error("the library verified with a wrong secret, want a refusal")
+	}
+	// chatctl listen accepts either scheme: the Standard one alone, too.
+	key, _ := signature.ParseStandardSecret(second)
+	std := d.header.Clone()
+	std.Del(signature.Header)
+	if err := verifyEitherScheme(std, [][]byte{key}, d.body, time.Now()); err != nil {
+		t.Errorf("listen refused the Standard Webhooks headers alone: %v", err)
+	}
+	if err := verifyEitherScheme(d.header, [][]byte{key}, d.body, time.Now()); err != nil {
+		t.Errorf("listen refused the delivery: %v", err)
+	}
+	if err := verifyEitherScheme(std, [][]byte{key}, bytes.ToUpper(d.body), time.Now()); err == nil {
+		t.Error("listen accepted another body, want a refusal")
+	}
+}
