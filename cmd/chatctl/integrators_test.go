@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/app/translating"
@@ -106,6 +107,7 @@ func (s servedStack) call(t *testing.T, method, path, body string) (int, map[str
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
+	openapitest.Check(t, req, resp.StatusCode, resp.Header, raw)
 	var out map[string]any
 	_ = json.Unmarshal(raw, &out)
 	return resp.StatusCode, out

@@ -53,6 +53,11 @@ var Routes = []Route{
 	{"ListSupportDeliveriesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries"},
 	{"RedeliverOutboundFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries/{delivery_id}/redeliver"},
 	{"RedeliverSupportFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries/{delivery_id}/redeliver"},
+	// Delivery for integrators (contract section 14).
+	{"TestOutboundWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/test"},
+	{"TestSupportWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/test"},
+	{"RecoverOutboundDeliveriesFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/recover"},
+	{"RecoverSupportDeliveriesFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/recover"},
 	// The guest page and its static files (contract section 12).
 	{GuestPageFunction, http.MethodGet, "/rooms/{room_id}"},
 	{GuestPageFunction, http.MethodGet, "/assets/{file}"},

@@ -94,12 +94,14 @@ func redeliverSupport(a *app.App) http.Handler {
 // Handlers are the delivery log's HTTP functions, by logical id, each
 // built on a.For(its function).
 func Handlers(a *app.App) map[string]http.Handler {
-	return map[string]http.Handler{
+	hs := map[string]http.Handler{
 		"ListOutboundDeliveriesFunction": listOutbound(a.For("ListOutboundDeliveriesFunction")),
 		"ListSupportDeliveriesFunction":  listSupport(a.For("ListSupportDeliveriesFunction")),
 		"RedeliverOutboundFunction":      redeliverOutbound(a.For("RedeliverOutboundFunction")),
 		"RedeliverSupportFunction":       redeliverSupport(a.For("RedeliverSupportFunction")),
 	}
+	integratorHandlers(a, hs)
+	return hs
 }
 
 // Serves reports whether function is one of Handlers'.
@@ -108,7 +110,8 @@ func Serves(function string) bool {
 	case "ListOutboundDeliveriesFunction", "ListSupportDeliveriesFunction", "RedeliverOutboundFunction", "RedeliverSupportFunction":
 		return true
 	}
-	return false
+	_, ok := integratorFunctions[function]
+	return ok
 }
 
 // NeedsCursorKey reports whether delivery log function function signs
@@ -124,13 +127,19 @@ func HTTPFromEnv(ctx context.Context, function string) (app.HTTPHandler, error) 
 	if !Serves(function) {
 		return nil, fmt.Errorf("delivering: %s is not a delivery log function", function)
 	}
-	required := []string{awsenv.EnvDeliveryQueueURL}
-	if NeedsCursorKey(function) {
+	var required []string
+	switch {
+	case NeedsCursorKey(function):
 		required = []string{awsenv.EnvCursorKey}
+	case needsQueue(function):
+		required = []string{awsenv.EnvDeliveryQueueURL}
 	}
 	a, _, err := app.FromEnv(ctx, required...)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := Guard(); err != nil {
+		return nil, err // fail at init, not in a request
 	}
 	a.Metrics = app.LambdaMetrics(function)
 	return app.HTTPLambda(map[string]http.Handler{function: Handlers(a)[function]}), nil
