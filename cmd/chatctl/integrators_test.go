@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -256,5 +257,155 @@ func TestServeDeliveriesVerifyWithTheStandardWebhooksLibrary(t *testing.T) {
 	}
 	if err := verifyEitherScheme(std, [][]byte{key}, bytes.ToUpper(d.body), time.Now()); err == nil {
 		t.Error("listen accepted another body, want a refusal")
+	}
+}
+
+// deliveries returns a webhook's delivery log (first page).
+func (s servedStack) deliveries(t *testing.T, kind, id string) []map[string]any {
+	t.Helper()
+	status, body := s.call(t, "GET", "/"+kind+"-webhooks/"+id+"/deliveries?limit=100", "")
+	if status != 200 {
+		t.Fatalf("delivery log: got %d %v, want 200", status, body)
+	}
+	var out []map[string]any
+	for _, d := range body["data"].([]any) {
+		out = append(out, d.(map[string]any))
+	}
+	return out
+}
+
+// count returns how many deliveries of type typ the receiver got.
+func (r *receiver) count(typ string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, g := range r.got {
+		if g.header.Get("X-Service-Event") == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// TestServeWebhooksTestAndRecover runs `chatctl webhooks test` and
+// `chatctl webhooks recover` against chatctl serve: a receiver that answers
+// 500 fails a room.created delivery to the end of its schedule; a test
+// reports the 500; once it answers again a test succeeds (and verifies
+// with the Standard Webhooks library), and one recovery queues the failed
+// delivery, which arrives once more with the same delivery id and ends
+// succeeded; a second recovery queues nothing.
+func TestServeWebhooksTestAndRecover(t *testing.T) {
+	s := serveForTest(t, "1s")
+	var answer atomic.Int32
+	answer.Store(http.StatusInternalServerError)
+	rcv := newReceiver(t, func() int { return int(answer.Load()) })
+	status, created := s.call(t, "POST", "/outbound-webhooks", `{"name":"flaky","url":"`+rcv.URL+`/hook","events":["room.created"]}`)
+	if status != 201 {
+		t.Fatalf("create webhook: got %d %v, want 201", status, created)
+	}
+	wh := dataOf(t, created)
+	id, std := wh["id"].(string), wh["signing_secret_standard"].(string)
+	in := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	if status, body := s.call(t, "POST", "/rooms", `{"channel_id":"`+s.channel+`","name":"Outage","expires_at":"`+in+`"}`); status != 201 {
+		t.Fatalf("create room: got %d %v, want 201", status, body)
+	}
+	var failed map[string]any
+	for deadline := time.Now().Add(60 * time.Second); failed == nil; time.Sleep(200 * time.Millisecond) {
+		for _, d := range s.deliveries(t, "outbound", id) {
+			if d["event_type"] == "room.created" && d["status"] == "failed" {
+				failed = d
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("room.created not failed within 60 s: %v", s.deliveries(t, "outbound", id))
+		}
+	}
+	if failed["attempts"] != float64(2) {
+		t.Fatalf("got %v attempts of the failed delivery, want 2 (schedule 1s)", failed["attempts"])
+	}
+	webhooks := func(args ...string) map[string]any {
+		t.Helper()
+		var out, errs bytes.Buffer
+		all := append([]string{args[0], "--api", s.base, "--workspace", s.ws, "--token", s.adminToken}, args[1:]...)
+		if err := runWebhooks(context.Background(), append(all, id), &out, &errs); err != nil {
+			t.Fatalf("chatctl webhooks %v: %v (%s)", args, err, errs.String())
+		}
+		var v map[string]any
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+			t.Fatalf("chatctl webhooks %v printed %q: %v", args, out.String(), err)
+		}
+		return dataOf(t, v)
+	}
+	if got := webhooks("test"); got["status"] != "failed" || got["response_status"] != float64(500) || got["error"] != "http_500" {
+		t.Fatalf("test against a failing receiver: got %v, want failed with 500", got)
+	}
+	answer.Store(http.StatusNoContent)
+	got := webhooks("test")
+	if got["status"] != "succeeded" || got["response_status"] != float64(204) || got["error"] != nil {
+		t.Fatalf("test: got %v, want succeeded with 204", got)
+	}
+	d := rcv.wait(t, "webhook.test")
+	lib, _ := standardwebhooks.NewWebhook(std)
+	if err := lib.Verify(d.body, d.header); err != nil {
+		t.Errorf("the Standard Webhooks library refused webhook.test: %v", err)
+	}
+	var env struct {
+		Type string `json:"type"`
+		Data struct {
+			WebhookID string `json:"webhook_id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(d.body, &env); err != nil || env.Type != "webhook.test" || env.Data.WebhookID != id {
+		t.Errorf("got webhook.test envelope %s, want data.webhook_id %s", d.body, id)
+	}
+	if rcv.count("webhook.test") != 2 {
+		t.Errorf("got %d webhook.test deliveries, want 2 (one per test, none retried)", rcv.count("webhook.test"))
+	}
+	before := rcv.count("room.created")
+	if got := webhooks("recover", "--since", "1h"); got["queued"] != float64(1) {
+		t.Fatalf("recover: got %v, want 1 queued", got)
+	}
+	if got := webhooks("recover", "--since", "1h"); got["queued"] != float64(0) {
+		t.Fatalf("recover again: got %v, want none queued twice", got)
+	}
+	for deadline := time.Now().Add(60 * time.Second); rcv.count("room.created") == before; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the recovered delivery did not arrive within 60 s")
+		}
+	}
+	var again received
+	rcv.mu.Lock()
+	for _, g := range rcv.got {
+		if g.header.Get("X-Service-Event") == "room.created" {
+			again = g
+		}
+	}
+	rcv.mu.Unlock()
+	if again.header.Get("X-Service-Delivery") != failed["id"] || again.header.Get("X-Service-Attempt") != "3" {
+		t.Errorf("got the recovered delivery %s attempt %s, want %s attempt 3", again.header.Get("X-Service-Delivery"),
+			again.header.Get("X-Service-Attempt"), failed["id"])
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		var rec map[string]any
+		for _, d := range s.deliveries(t, "outbound", id) {
+			if d["id"] == failed["id"] {
+				rec = d
+			}
+		}
+		if rec["status"] == "succeeded" && rec["attempts"] == float64(3) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("got the recovered delivery's record %v, want succeeded after 3 attempts", rec)
+		}
+	}
+	time.Sleep(2 * time.Second) // a duplicate would have arrived by now
+	if n := rcv.count("room.created"); n != before+1 {
+		t.Errorf("got %d room.created deliveries after the recovery, want exactly one more than %d", n, before)
+	}
+	var out, errs bytes.Buffer
+	err := runWebhooks(context.Background(), []string{"recover", "--api", s.base, "--workspace", s.ws, "--token", s.adminToken, "--since", "2000-01-01T00:00:00Z", id}, &out, &errs)
+	if err == nil || !strings.Contains(err.Error(), "422") || !strings.Contains(err.Error(), "30 days") {
+		t.Errorf("recover from 2000: got %v, want a 422 naming the 30 days", err)
 	}
 }
