@@ -153,7 +153,7 @@ func (s *Store) Webhook(ctx context.Context, kind, ws, sk string) (delivery.Webh
 		return delivery.Webhook{}, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, sk)
 	}
 	w := delivery.Webhook{ID: getS(it, "id"), Kind: kind, WorkspaceID: ws, Key: sk, URL: getS(it, "url"),
-		Active: getBool(it, "active"), FailedAttempts: int(getN(it, attrFailedAttempts))}
+		Active: getBool(it, "active"), FailedAttempts: int(getN(it, attrFailedAttempts)), RateLimit: int(getN(it, "rate_limit"))}
 	if sec := getS(it, attrSigningSecret); sec != "" {
 		w.Secrets = append(w.Secrets, []byte(sec))
 	}

@@ -83,10 +83,10 @@ func webhookItem(w webhooks.Webhook) any {
 			events = []string{}
 		}
 		return outboundItem{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Events: events, Active: w.Active,
-			SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, rotated: rotatedOf(w)}
+			RateLimit: w.RateLimit, SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, rotated: rotatedOf(w)}
 	default:
 		return supportItem{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Active: w.Active,
-			SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, rotated: rotatedOf(w)}
+			RateLimit: w.RateLimit, SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, rotated: rotatedOf(w)}
 	}
 }
 
@@ -112,7 +112,7 @@ func webhookOf(kind webhooks.Kind, av map[string]types.AttributeValue) (*webhook
 			return nil, chat.Internal(err)
 		}
 		w = webhooks.Webhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL, Events: it.Events,
-			Active: it.Active, SigningSecret: it.SigningSecret, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
+			Active: it.Active, RateLimit: it.RateLimit, SigningSecret: it.SigningSecret, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 			PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.expires()}
 	default:
 		var it supportItem
@@ -120,7 +120,7 @@ func webhookOf(kind webhooks.Kind, av map[string]types.AttributeValue) (*webhook
 			return nil, chat.Internal(err)
 		}
 		w = webhooks.Webhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL, Active: it.Active,
-			SigningSecret: it.SigningSecret, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
+			RateLimit: it.RateLimit, SigningSecret: it.SigningSecret, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 			PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.expires()}
 	}
 	w.Kind = kind

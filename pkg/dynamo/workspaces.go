@@ -44,7 +44,7 @@ func (s *Store) OutboundWebhooks(ctx context.Context, ws, after string, limit in
 	q := listQuery{op: "list outbound webhooks", pk: wsPK(ws), prefix: "OWH#", forward: true}
 	return listPage(ctx, s, q, after, limit, func(it outboundItem) chat.OutboundWebhook {
 		return chat.OutboundWebhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL,
-			Events: it.Events, Active: it.Active, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+			Events: it.Events, Active: it.Active, RateLimit: it.RateLimit, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
 	})
 }
 
@@ -54,6 +54,6 @@ func (s *Store) SupportWebhooks(ctx context.Context, ws, after string, limit int
 	q := listQuery{op: "list support webhooks", pk: wsPK(ws), prefix: "SWH#", forward: true}
 	return listPage(ctx, s, q, after, limit, func(it supportItem) chat.SupportWebhook {
 		return chat.SupportWebhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL,
-			Active: it.Active, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+			Active: it.Active, RateLimit: it.RateLimit, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
 	})
 }

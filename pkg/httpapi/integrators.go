@@ -86,3 +86,11 @@ func RecoverDeliveriesHandler(kind webhooks.Kind, m WebhookManager, rec Delivery
 		}{n}})
 	})
 }
+
+// rateLimit is a webhook's rate_limit as views show it: null for none.
+func rateLimit(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
+}

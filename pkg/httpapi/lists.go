@@ -15,6 +15,7 @@ type outboundView struct {
 	URL         string   `json:"url"`
 	Events      []string `json:"events"`
 	Active      bool     `json:"active"`
+	RateLimit   *int     `json:"rate_limit"`
 	CreatedAt   string   `json:"created_at"`
 	UpdatedAt   string   `json:"updated_at"`
 }
@@ -25,6 +26,7 @@ type supportView struct {
 	Name        string `json:"name"`
 	URL         string `json:"url"`
 	Active      bool   `json:"active"`
+	RateLimit   *int   `json:"rate_limit"`
 	CreatedAt   string `json:"created_at"`
 	UpdatedAt   string `json:"updated_at"`
 }
@@ -51,7 +53,7 @@ func OutboundWebhooksHandler(auth Authorizer, store workspaces.WebhookStore, cod
 				events = []string{}
 			}
 			views = append(views, outboundView{ID: o.ID, WorkspaceID: o.WorkspaceID, Name: o.Name, URL: o.URL, Events: events,
-				Active: o.Active, CreatedAt: chat.FormatTime(o.CreatedAt), UpdatedAt: chat.FormatTime(o.UpdatedAt)})
+				Active: o.Active, RateLimit: rateLimit(o.RateLimit), CreatedAt: chat.FormatTime(o.CreatedAt), UpdatedAt: chat.FormatTime(o.UpdatedAt)})
 		}
 		WritePage(w, r, paging, views, page)
 	})
@@ -74,7 +76,7 @@ func SupportWebhooksHandler(auth Authorizer, store workspaces.WebhookStore, code
 		views := make([]supportView, 0, len(page.Items))
 		for _, s := range page.Items {
 			views = append(views, supportView{ID: s.ID, WorkspaceID: s.WorkspaceID, Name: s.Name, URL: s.URL,
-				Active: s.Active, CreatedAt: chat.FormatTime(s.CreatedAt), UpdatedAt: chat.FormatTime(s.UpdatedAt)})
+				Active: s.Active, RateLimit: rateLimit(s.RateLimit), CreatedAt: chat.FormatTime(s.CreatedAt), UpdatedAt: chat.FormatTime(s.UpdatedAt)})
 		}
 		WritePage(w, r, paging, views, page)
 	})

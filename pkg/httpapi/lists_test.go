@@ -148,8 +148,8 @@ func TestListPaginationVisitsEveryItemOnce(t *testing.T) {
 		for _, it := range data {
 			item := it.(map[string]any)
 			seen[item["id"].(string)]++
-			if len(item) != 8 {
-				t.Fatalf("outbound item has fields %v, want exactly 8", item)
+			if len(item) != 9 {
+				t.Fatalf("outbound item has fields %v, want exactly 9 (section 3 and rate_limit)", item)
 			}
 		}
 		meta := body["meta"].(map[string]any)

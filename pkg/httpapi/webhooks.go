@@ -53,10 +53,10 @@ func webhookView(w webhooks.Webhook) any {
 			events = []string{}
 		}
 		return outboundView{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Events: events,
-			Active: w.Active, CreatedAt: chat.FormatTime(w.CreatedAt), UpdatedAt: chat.FormatTime(w.UpdatedAt)}
+			Active: w.Active, RateLimit: rateLimit(w.RateLimit), CreatedAt: chat.FormatTime(w.CreatedAt), UpdatedAt: chat.FormatTime(w.UpdatedAt)}
 	default:
 		return supportView{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL,
-			Active: w.Active, CreatedAt: chat.FormatTime(w.CreatedAt), UpdatedAt: chat.FormatTime(w.UpdatedAt)}
+			Active: w.Active, RateLimit: rateLimit(w.RateLimit), CreatedAt: chat.FormatTime(w.CreatedAt), UpdatedAt: chat.FormatTime(w.UpdatedAt)}
 	}
 }
 

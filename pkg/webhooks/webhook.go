@@ -42,6 +42,9 @@ type Webhook struct {
 	URL    string
 	Events []string
 	Active bool
+	// RateLimit is the most deliveries a second (outbound, support); 0 is
+	// none.
+	RateLimit int
 
 	SecretHash            string
 	SigningSecret         string

@@ -58,7 +58,7 @@ func Deliverer(a *app.App, queueURL string) (*delivery.Deliverer, error) {
 		return nil, err
 	}
 	return &delivery.Deliverer{Store: a.Store, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Client: g.Client(),
-		Schedule: sched, Now: a.Now, Rand: rand.Float64, CacheTTL: ttl}, nil
+		Schedule: sched, Now: a.Now, Rand: rand.Float64, CacheTTL: ttl, Limiter: a.Store}, nil
 }
 
 // Fanout builds the relay's event fan-out onto the delivery queue.
