@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/internal/openapitest"
+	"github.com/chatbridge/chat/pkg/apertium"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/app/translating"
@@ -34,9 +35,14 @@ type servedStack struct {
 
 // serveForTest runs runServe (stopped when the test ends) with every
 // variable it sets saved and restored by t.Setenv, and applies a workspace
-// with an admin, a member and a channel.
-func serveForTest(t *testing.T, schedule string) servedStack {
+// with an admin and a channel. Translation is off unless translator names
+// one ("" lets serve choose: Apertium when it is installed).
+func serveForTest(t *testing.T, schedule string, translator ...string) servedStack {
 	t.Helper()
+	tr := translating.TranslatorNone
+	if len(translator) > 0 {
+		tr = translator[0]
+	}
 	port, err := motoserver.FreePort()
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +50,7 @@ func serveForTest(t *testing.T, schedule string) servedStack {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	for k, v := range map[string]string{
 		"ADDR": addr, awsenv.EnvTable: fmt.Sprintf("integrators-%d", time.Now().UnixNano()),
-		translating.EnvTranslator: translating.TranslatorNone, translating.EnvApertiumURL: "",
+		translating.EnvTranslator: tr, translating.EnvApertiumURL: "",
 		app.EnvOutboundAllowCIDRS: "127.0.0.0/8", delivering.EnvOutboundAllowOnly: "true",
 		delivering.EnvDeliverySchedule: schedule, awsenv.EnvQueueURL: "", awsenv.EnvDeliveryQueueURL: "",
 		awsenv.EnvCursorKey: localCursorKey,
@@ -408,4 +414,79 @@ func TestServeWebhooksTestAndRecover(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "422") || !strings.Contains(err.Error(), "30 days") {
 		t.Errorf("recover from 2000: got %v, want a 422 naming the 30 days", err)
 	}
+}
+
+// TestServeDeliveriesMatchTheEventCatalog sends, through chatctl serve,
+// an event of every type to an outbound webhook subscribed to all of them
+// and a support webhook, and validates every delivery received (headers
+// and body) against openapi.yaml's webhooks section.
+func TestServeDeliveriesMatchTheEventCatalog(t *testing.T) {
+	// With Apertium, the guest's Spanish is translated for the admin, and
+	// message.translated is sent too.
+	translated := apertium.Missing(apertium.DefaultModesDir, "spa-eng", "eng-spa") == nil
+	if !translated {
+		t.Log("LOUD: Apertium (apertium-apy, apertium-eng-spa) is not installed: message.translated is not sent, so this run validates every other type only")
+	}
+	s := serveForTest(t, "1s", "")
+	rcv := newReceiver(t, func() int { return http.StatusNoContent })
+	all := `["message.created","message.translated","room.created","room.guest_joined","room.closed"]`
+	status, out := s.call(t, "POST", "/outbound-webhooks", `{"name":"all","url":"`+rcv.URL+`/all","events":`+all+`}`)
+	if status != 201 {
+		t.Fatalf("create outbound webhook: got %d %v, want 201", status, out)
+	}
+	outID := dataOf(t, out)["id"].(string)
+	if status, body := s.call(t, "POST", "/support-webhooks", `{"name":"desk","url":"`+rcv.URL+`/desk"}`); status != 201 {
+		t.Fatalf("create support webhook: got %d %v, want 201", status, body)
+	}
+	in := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	status, room := s.call(t, "POST", "/rooms", `{"channel_id":"`+s.channel+`","name":"Catalog","expires_at":"`+in+`"}`)
+	if status != 201 {
+		t.Fatalf("create room: got %d %v, want 201", status, room)
+	}
+	roomID := dataOf(t, room)["room_id"].(string)
+	post := func(path, token, header, body string, want int) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest("POST", s.base+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set(header, token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&v)
+		if resp.StatusCode != want {
+			t.Fatalf("POST %s: got %d %v, want %d", path, resp.StatusCode, v, want)
+		}
+		return v
+	}
+	joined := post("/api/v1/external/rooms/"+roomID+"/guests", "", "", `{"nickname":"Marta","preferred_language":"es"}`, 201)
+	guestToken := dataOf(t, joined)["session"].(map[string]any)["token"].(string)
+	post("/api/v1/external/rooms/"+roomID+"/messages", guestToken, "X-Service-Guest-Token", `{"content":"Hola, ¿me ayudan?"}`, 201)
+	post("/api/v1/workspaces/"+s.ws+"/channels/"+s.channel+"/messages", "Bearer "+s.adminToken, "Authorization", `{"content":"Hello, Marta"}`, 201)
+	if status, body := s.call(t, "POST", "/rooms/"+roomID+"/close", ""); status != 200 {
+		t.Fatalf("close room: got %d %v, want 200", status, body)
+	}
+	if status, body := s.call(t, "POST", "/outbound-webhooks/"+outID+"/test", ""); status != 200 {
+		t.Fatalf("test: got %d %v, want 200", status, body)
+	}
+	want := []string{"message.created", "room.created", "room.guest_joined", "room.message_created", "room.closed", "webhook.test"}
+	if translated {
+		want = append(want, "message.translated")
+	}
+	for _, typ := range want {
+		rcv.wait(t, typ)
+	}
+	rcv.mu.Lock()
+	got := append([]received(nil), rcv.got...)
+	rcv.mu.Unlock()
+	seen := map[string]int{}
+	for _, d := range got {
+		seen[d.header.Get("X-Service-Event")]++
+		openapitest.CheckDelivery(t, d.header, d.body)
+	}
+	t.Logf("validated %d deliveries against the catalog: %v", len(got), seen)
 }
