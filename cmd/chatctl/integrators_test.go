@@ -22,6 +22,7 @@ import (
 	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/app/translating"
 	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/motoserver"
 	"github.com/chatbridge/chat/pkg/signature"
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
@@ -429,7 +430,7 @@ func TestServeDeliveriesMatchTheEventCatalog(t *testing.T) {
 	}
 	s := serveForTest(t, "1s", "")
 	rcv := newReceiver(t, func() int { return http.StatusNoContent })
-	all := `["message.created","message.translated","room.created","room.guest_joined","room.closed"]`
+	all := `["message.created","message.translated","room.created","room.guest_joined","room.closed","webhook.disabled"]`
 	status, out := s.call(t, "POST", "/outbound-webhooks", `{"name":"all","url":"`+rcv.URL+`/all","events":`+all+`}`)
 	if status != 201 {
 		t.Fatalf("create outbound webhook: got %d %v, want 201", status, out)
@@ -438,6 +439,14 @@ func TestServeDeliveriesMatchTheEventCatalog(t *testing.T) {
 	if status, body := s.call(t, "POST", "/support-webhooks", `{"name":"desk","url":"`+rcv.URL+`/desk"}`); status != 201 {
 		t.Fatalf("create support webhook: got %d %v, want 201", status, body)
 	}
+	// A receiver that is gone: its first delivery disables its webhook,
+	// which the other outbound webhook hears of as webhook.disabled.
+	gone := newReceiver(t, func() int { return http.StatusGone })
+	status, goneHook := s.call(t, "POST", "/outbound-webhooks", `{"name":"gone","url":"`+gone.URL+`/gone","events":["room.created"]}`)
+	if status != 201 {
+		t.Fatalf("create outbound webhook: got %d %v, want 201", status, goneHook)
+	}
+	goneID := dataOf(t, goneHook)["id"].(string)
 	in := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	status, room := s.call(t, "POST", "/rooms", `{"channel_id":"`+s.channel+`","name":"Catalog","expires_at":"`+in+`"}`)
 	if status != 201 {
@@ -473,7 +482,7 @@ func TestServeDeliveriesMatchTheEventCatalog(t *testing.T) {
 	if status, body := s.call(t, "POST", "/outbound-webhooks/"+outID+"/test", ""); status != 200 {
 		t.Fatalf("test: got %d %v, want 200", status, body)
 	}
-	want := []string{"message.created", "room.created", "room.guest_joined", "room.message_created", "room.closed", "webhook.test"}
+	want := []string{"message.created", "room.created", "room.guest_joined", "room.message_created", "room.closed", "webhook.test", "webhook.disabled"}
 	if translated {
 		want = append(want, "message.translated")
 	}
@@ -489,4 +498,24 @@ func TestServeDeliveriesMatchTheEventCatalog(t *testing.T) {
 		openapitest.CheckDelivery(t, d.header, d.body)
 	}
 	t.Logf("validated %d deliveries against the catalog: %v", len(got), seen)
+	var disabled struct {
+		Data events.Disabled `json:"data"`
+	}
+	_ = json.Unmarshal(rcv.wait(t, "webhook.disabled").body, &disabled)
+	if disabled.Data != (events.Disabled{WebhookID: goneID, Kind: "outbound", Reason: "gone"}) {
+		t.Errorf("got webhook.disabled data %+v, want the gone webhook %s, outbound, gone", disabled.Data, goneID)
+	}
+	if seen["webhook.disabled"] != 1 {
+		t.Errorf("got %d webhook.disabled deliveries, want 1", seen["webhook.disabled"])
+	}
+	status, audit := s.call(t, "GET", "/audit-events", "")
+	if status != 200 || !strings.Contains(fmt.Sprint(audit), "webhook.disabled") {
+		t.Errorf("audit trail: got %d %v, want a webhook.disabled entry", status, audit)
+	}
+	for _, e := range audit["data"].([]any) {
+		e := e.(map[string]any)
+		if e["action"] == "webhook.disabled" && (e["target"].(map[string]any)["id"] != goneID || e["actor"].(map[string]any)["type"] != "system") {
+			t.Errorf("got audit entry %v, want the gone webhook disabled by the system", e)
+		}
+	}
 }

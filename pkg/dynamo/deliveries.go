@@ -345,6 +345,7 @@ func (s *Store) Disable(ctx context.Context, w delivery.Webhook, reason string, 
 		{Update: &types.Update{TableName: &s.table, Key: byID, UpdateExpression: set, ConditionExpression: aws.String("attribute_exists(pk)"),
 			ExpressionAttributeNames:  map[string]string{"#dr": attrDisabledReason},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":f": vals[":f"], ":r": vals[":r"], ":now": vals[":now"]}}},
+		s.disabledAudit(w, reason, time.Now().UTC()),
 	}})
 	if cancellation(err) != nil {
 		return chat.Errorf(chat.EConflict, "webhook %s not disabled", w.ID)

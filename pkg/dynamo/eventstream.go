@@ -37,6 +37,11 @@ type Change struct {
 	Room         chat.Room
 	RoomCreated  time.Time
 	Guest        chat.Guest
+	// Disabled, WorkspaceID and At report ChangeWebhookDisabled
+	// (disabled.go).
+	Disabled    events.Disabled
+	WorkspaceID string
+	At          time.Time
 }
 
 // ChangeFromImage reads a stream record's event name and new image, and
@@ -68,6 +73,8 @@ func ChangeFromImage(eventName string, image map[string]types.AttributeValue) (C
 		if r.Status == chat.RoomClosed {
 			return Change{Kind: ChangeRoomClosed, Room: r.room(), RoomCreated: r.CreatedAt}, true
 		}
+	case strings.HasPrefix(pk, "AUDIT#") && insert:
+		return disabledChange(image)
 	case strings.HasPrefix(pk, "ROOM#") && strings.HasPrefix(sk, "GUEST#") && (insert || modify):
 		var g guestItem
 		if err := attributevalue.UnmarshalMap(image, &g); err != nil || !chat.ValidID(g.ID) {

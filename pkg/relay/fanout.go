@@ -136,6 +136,8 @@ func workspaceOf(c dynamo.Change) string {
 	switch c.Kind {
 	case dynamo.ChangeMessage, dynamo.ChangeTranslated:
 		return c.Message.WorkspaceID
+	case dynamo.ChangeWebhookDisabled:
+		return c.WorkspaceID
 	case dynamo.ChangeGuest:
 		return c.Guest.WorkspaceID
 	}
@@ -194,6 +196,10 @@ func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook)
 	case dynamo.ChangeRoomClosed:
 		if anyReceives(events.RoomClosed, hs) {
 			out = append(out, mk(events.RoomClosed, e.At, c.Room.WorkspaceID, events.RoomOf(c.Room, c.RoomCreated, now), c.Room.ID))
+		}
+	case dynamo.ChangeWebhookDisabled:
+		if anyReceives(events.WebhookDisabled, hs) {
+			out = append(out, mk(events.WebhookDisabled, c.At, c.WorkspaceID, c.Disabled, c.Disabled.WebhookID, c.Disabled.Reason))
 		}
 	case dynamo.ChangeGuest:
 		g := c.Guest
