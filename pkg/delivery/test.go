@@ -25,10 +25,10 @@ type Tester struct {
 	IDs       interface{ New(time.Time) string }
 }
 
-// Test posts a webhook.test event to w now and returns the attempt. The
-// attempt is in the delivery log before Test returns; a failure to write
-// it is logged by the caller's error (EUnavailable) only when the POST
-// itself could not be judged. Errors: EInternal (the envelope), EUnavailable.
+// Test posts a webhook.test event to w now and returns the attempt, once
+// its record is in the delivery log. A failed receiver is a result, not an
+// error. Errors: EInternal (the envelope); EUnavailable when the record
+// could not be written (the receiver may have had the event).
 func (t *Tester) Test(ctx context.Context, w Webhook) (Attempt, error) {
 	now := t.Deliverer.now()
 	ev := events.Event{ID: t.IDs.New(now), Type: events.WebhookTest, WorkspaceID: w.WorkspaceID, CreatedAt: now,
