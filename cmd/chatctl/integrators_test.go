@@ -306,12 +306,15 @@ func TestServeWebhooksTestAndRecover(t *testing.T) {
 	var answer atomic.Int32
 	answer.Store(http.StatusInternalServerError)
 	rcv := newReceiver(t, func() int { return int(answer.Load()) })
-	status, created := s.call(t, "POST", "/outbound-webhooks", `{"name":"flaky","url":"`+rcv.URL+`/hook","events":["room.created"]}`)
+	status, created := s.call(t, "POST", "/outbound-webhooks", `{"name":"flaky","url":"`+rcv.URL+`/hook","events":["room.created"],"rate_limit":100}`)
 	if status != 201 {
 		t.Fatalf("create webhook: got %d %v, want 201", status, created)
 	}
 	wh := dataOf(t, created)
 	id, std := wh["id"].(string), wh["signing_secret_standard"].(string)
+	if wh["rate_limit"] != float64(100) {
+		t.Fatalf("got rate_limit %v, want 100 (limited: every attempt below counts in the webhook's second)", wh["rate_limit"])
+	}
 	in := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	if status, body := s.call(t, "POST", "/rooms", `{"channel_id":"`+s.channel+`","name":"Outage","expires_at":"`+in+`"}`); status != 201 {
 		t.Fatalf("create room: got %d %v, want 201", status, body)
