@@ -52,6 +52,10 @@ FUNCTIONS := \
 	ListSupportDeliveriesFunction:list-support-deliveries \
 	RedeliverOutboundFunction:redeliver-outbound \
 	RedeliverSupportFunction:redeliver-support \
+	TestOutboundWebhookFunction:test-outbound-webhook \
+	TestSupportWebhookFunction:test-support-webhook \
+	RecoverOutboundDeliveriesFunction:recover-outbound-deliveries \
+	RecoverSupportDeliveriesFunction:recover-support-deliveries \
 	RealtimeFunction:realtime \
 	RealtimePushFunction:realtime-push \
 	GuestPageFunction:guest-page \

@@ -20,6 +20,7 @@ require (
 	github.com/coder/websocket v1.8.15
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/oklog/ulid/v2 v2.1.2
+	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	golang.org/x/text v0.43.0
 	gopkg.in/yaml.v3 v3.0.1
 )

@@ -31,6 +31,15 @@ func (s *secretsFlag) Set(v string) error {
 	if v == "" {
 		return errors.New("empty signing secret")
 	}
+	if strings.HasPrefix(v, signature.StandardSecretPrefix) {
+		// The signing_secret_standard form of the same secret.
+		b, err := signature.ParseStandardSecret(v)
+		if err != nil {
+			return err
+		}
+		*s = append(*s, b)
+		return nil
+	}
 	*s = append(*s, []byte(v))
 	return nil
 }
@@ -41,7 +50,7 @@ func runListen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("listen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var secrets secretsFlag
-	fs.Var(&secrets, "signing-secret", "the webhook's signing secret (repeat it to accept a rotated one too)")
+	fs.Var(&secrets, "signing-secret", "the webhook's signing secret, or its whsec_ form (repeat it to accept a rotated one too)")
 	addr := fs.String("addr", defaultListenAddr, "loopback address to listen on")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -71,7 +80,8 @@ func runListen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // ListenHandler answers deliveries: 204 and the event printed to out as
-// one JSON line when a v1 of X-Service-Signature verifies with one of
+// one JSON line when a v1 of X-Service-Signature (or, when a request has
+// none, of Standard Webhooks' webhook-signature) verifies with one of
 // secrets within signature.Tolerance, else 401 (405 for a method other
 // than POST, 413 past 1 MiB, 400 for a body that is not JSON). Each refusal
 // is printed to refusals as one line saying why, with the event's type and
@@ -97,7 +107,7 @@ func ListenHandler(name string, secrets [][]byte, out, refusals io.Writer, now f
 			refuse(w, r, http.StatusRequestEntityTooLarge, "body over 1 MiB")
 			return
 		}
-		if err := VerifyDelivery(r.Header.Get(signature.Header), secrets, body, now()); err != nil {
+		if err := verifyEitherScheme(r.Header, secrets, body, now()); err != nil {
 			refuse(w, r, http.StatusUnauthorized, fmt.Sprintf("%v (checked with %d signing secret(s))", err, len(secrets)))
 			return
 		}
@@ -140,4 +150,18 @@ func VerifyDelivery(header string, secrets [][]byte, body []byte, now time.Time)
 		return errors.New("no signing secret to verify with")
 	}
 	return first
+}
+
+// verifyEitherScheme verifies a delivery by X-Service-Signature when it
+// carries one, else by the Standard Webhooks headers (contract section
+// 14), so that a sender of either scheme is understood.
+func verifyEitherScheme(h http.Header, secrets [][]byte, body []byte, now time.Time) error {
+	if h.Get(signature.Header) == "" && h.Get(signature.StandardHeaderSignature) != "" {
+		if len(secrets) == 0 {
+			return errors.New("no signing secret to verify with")
+		}
+		return signature.VerifyStandard(h.Get(signature.StandardHeaderID), h.Get(signature.StandardHeaderTimestamp),
+			h.Get(signature.StandardHeaderSignature), secrets, body, now)
+	}
+	return VerifyDelivery(h.Get(signature.Header), secrets, body, now)
 }

@@ -3,6 +3,7 @@
 //	chatctl serve              run the whole API locally (ADDR, default 127.0.0.1:3000)
 //	chatctl apply FILE|-       create or update workspaces from a fixture document
 //	chatctl post ...           send a correctly authenticated inbound webhook request
+//	chatctl webhooks test|recover ID  test a webhook, or queue its failed deliveries again
 //	chatctl replay-relay-failures  redo the relay's work (jobs and events) for RelayFailureQueue's records
 //	chatctl local-aws          moto_server with AWS's limits, the table and queues (--addr)
 //
@@ -25,6 +26,8 @@ const usage = `usage:
   chatctl post --webhook-url URL (--secret S | --signing-secret S) [--idempotency-key K] CONTENT
   chatctl replay-relay-failures [--failure-queue-url URL] [--queue-url URL] [--delivery-queue-url URL]
   chatctl listen --signing-secret S [--addr 127.0.0.1:PORT]   receive webhook deliveries, print each event
+  chatctl webhooks test --workspace WS [--kind outbound|support] [--token T] [--api URL] ID   send a webhook.test event now
+  chatctl webhooks recover --workspace WS --since TIME [--until TIME] [--kind ...] [--token T] [--api URL] ID   queue failed deliveries again
   chatctl local-aws [--addr 127.0.0.1:PORT] [--sqs-in-flight N] [--sam-env-vars FILE]   serve the faithful local AWS
 `
 
@@ -53,6 +56,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runReplayRelayFailures(ctx, args[1:], stdout, stderr)
 	case "listen":
 		return runListen(ctx, args[1:], stdout, stderr)
+	case "webhooks":
+		return runWebhooks(ctx, args[1:], stdout, stderr)
 	case "local-aws":
 		return runLocalAWS(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":

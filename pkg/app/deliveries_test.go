@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/app/delivering"
+	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -26,7 +27,6 @@ import (
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
-	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
@@ -93,7 +93,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 	for i := range 3 {
 		m := chat.Message{ID: chat.NewIDs().New(now), WorkspaceID: ws.ID, ChannelID: ws.Channels[0].ID, Content: "hello <" + string(rune('a'+i)),
 			Author: chat.Author{Type: chat.AuthorUser, ID: ws.Users[0].ID, Name: "Ana"}, SourceLanguage: "en", CreatedAt: now.Add(time.Duration(i) * time.Second)}
-		entries = append(entries, relay.ChangeEntry{ID: m.ID, Change: dynamo.Change{Kind: dynamo.ChangeMessage, Message: m}})
+		entries = append(entries, relay.ChangeEntry{ID: m.ID, Change: relaystore.Change{Kind: relaystore.ChangeMessage, Message: m}})
 	}
 	if failed := delivering.Fanout(a.For("OutboxRelayFunction"), qurl).Send(context.Background(), entries); len(failed) != 0 {
 		t.Fatalf("fan-out failed for %v", failed)

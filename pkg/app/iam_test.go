@@ -18,7 +18,7 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/relay"
@@ -72,7 +72,7 @@ func TestLargeEventDeliveredUnderItsPolicy(t *testing.T) {
 	if len(content) <= events.InlineMax {
 		t.Fatalf("content of %d bytes, want over InlineMax (%d)", len(content), events.InlineMax)
 	}
-	entries := []relay.ChangeEntry{{ID: m.ID, Change: dynamo.Change{Kind: dynamo.ChangeMessage, Message: m}}}
+	entries := []relay.ChangeEntry{{ID: m.ID, Change: relaystore.Change{Kind: relaystore.ChangeMessage, Message: m}}}
 	if failed := delivering.Fanout(a.For("OutboxRelayFunction"), qurl).Send(context.Background(), entries); len(failed) != 0 {
 		t.Fatalf("fan-out failed for %v", failed)
 	}

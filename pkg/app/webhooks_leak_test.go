@@ -25,7 +25,7 @@ func TestWebhookManagementSecretsNeverLeak(t *testing.T) {
 			t.Fatalf("%s %s: %d %s", method, path, status, raw)
 		}
 		id := data(d)["id"].(string)
-		for _, f := range []string{"secret", "signing_secret"} {
+		for _, f := range []string{"secret", "signing_secret", "signing_secret_standard"} {
 			if v, ok := data(d)[f].(string); ok {
 				secrets.add(f+" of "+id+" via "+method+" "+path, v)
 				issuing = append(issuing, shown{raw, v})

@@ -111,12 +111,14 @@ type InboundWebhook struct {
 
 // OutboundWebhook is a workspace's subscription to events.
 type OutboundWebhook struct {
-	ID            string
-	WorkspaceID   string
-	Name          string
-	URL           string
-	Events        []string
-	Active        bool
+	ID          string
+	WorkspaceID string
+	Name        string
+	URL         string
+	Events      []string
+	Active      bool
+	// RateLimit is the most deliveries a second; 0 is none.
+	RateLimit     int
 	SigningSecret string
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
@@ -136,8 +138,10 @@ type SupportWebhook struct {
 	Name        string
 	URL         string
 	Active      bool
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// RateLimit is the most deliveries a second; 0 is none.
+	RateLimit int
+	CreatedAt time.Time
+	UpdatedAt time.Time
 	// SigningSecret signs deliveries; PreviousSigningSecret too until
 	// PreviousExpiresAt.
 	SigningSecret         string

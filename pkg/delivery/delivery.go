@@ -65,6 +65,9 @@ type Webhook struct {
 	// ReenabledAt is when an admin last re-enabled the webhook (zero when
 	// never): events from before it are not delivered (contract section 11).
 	ReenabledAt time.Time
+	// RateLimit is the most deliveries a second (0: none); deliveries past
+	// it wait on the queue, never counted as failed (ratelimit.go).
+	RateLimit int
 }
 
 // Attempt is one attempt's record: what the delivery log keeps.
@@ -172,6 +175,8 @@ type Deliverer struct {
 	// LeaseFor is how long a reserved attempt number is held before
 	// another message may take it over (DefaultLease when zero).
 	LeaseFor time.Duration
+	// Limiter keeps webhooks' rate_limit; nil keeps none.
+	Limiter Limiter
 
 	mu     sync.Mutex
 	bodies map[string][]byte
@@ -277,6 +282,14 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 		// sends an old one.
 		slog.InfoContext(ctx, "delivery dropped: event from before the webhook was re-enabled", "delivery_id", del.ID, "webhook_id", del.WebhookID)
 		return Result{Done: true}, nil
+	}
+	if wait, err := d.overLimit(ctx, w, now); err != nil || wait > 0 {
+		// Past the rate limit: the same message, attempt number and all,
+		// waits on the queue; nothing is attempted or counted as failed.
+		if err == nil {
+			err = d.Queue.Schedule(ctx, del, wait)
+		}
+		return Result{Done: err == nil}, err
 	}
 	body, err := d.body(ctx, del)
 	if chat.ErrorCode(err) == chat.ENotFound {
@@ -424,6 +437,7 @@ func (d *Deliverer) attempt(ctx context.Context, w Webhook, del events.Delivery,
 	for _, s := range w.Secrets {
 		sigs = append(sigs, signature.Sign(s, t, del.Body))
 	}
+	std := standardHeaders(w.Secrets, del.ID, t, del.Body)
 	ctx, cancel := context.WithTimeout(ctx, netguard.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(del.Body))
@@ -437,6 +451,7 @@ func (d *Deliverer) attempt(ctx context.Context, w Webhook, del events.Delivery,
 	req.Header.Set(HeaderEvent, del.EventType)
 	req.Header.Set(HeaderDelivery, del.ID)
 	req.Header.Set(HeaderAttempt, strconv.Itoa(n))
+	std.set(req.Header)
 	resp, err := d.Client.Do(req)
 	if err == nil {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, responseDrainLimit))

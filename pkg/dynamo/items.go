@@ -109,6 +109,7 @@ type OutboundItem struct {
 	URL           string    `dynamodbav:"url"`
 	Events        []string  `dynamodbav:"events"`
 	Active        bool      `dynamodbav:"active"`
+	RateLimit     int       `dynamodbav:"rate_limit,omitempty"`
 	SigningSecret string    `dynamodbav:"signing_secret"`
 	CreatedAt     time.Time `dynamodbav:"created_at"`
 	UpdatedAt     time.Time `dynamodbav:"updated_at"`
@@ -125,6 +126,7 @@ type SupportItem struct {
 	Name          string    `dynamodbav:"name"`
 	URL           string    `dynamodbav:"url"`
 	Active        bool      `dynamodbav:"active"`
+	RateLimit     int       `dynamodbav:"rate_limit,omitempty"`
 	SigningSecret string    `dynamodbav:"signing_secret,omitempty"`
 	CreatedAt     time.Time `dynamodbav:"created_at"`
 	UpdatedAt     time.Time `dynamodbav:"updated_at"`

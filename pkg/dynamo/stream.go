@@ -62,65 +62,6 @@ func fromLambda(v events.DynamoDBAttributeValue) types.AttributeValue {
 	return &types.AttributeValueMemberNULL{Value: true}
 }
 
-// Changes the table's stream reports that become events.
-const (
-	ChangeMessage    = "message"    // a message stored
-	ChangeTranslated = "translated" // a message's translations finished
-	ChangeRoom       = "room"       // a room created
-	ChangeRoomClosed = "room_closed"
-	ChangeGuest      = "guest" // a guest joined or re-joined
-)
-
-// Change is a stream record that reports an event.
-type Change struct {
-	Kind         string
-	Message      chat.Message
-	TranslatedAt time.Time
-	Room         chat.Room
-	RoomCreated  time.Time
-	Guest        chat.Guest
-}
-
-// ChangeFromImage reads a stream record's event name and new image, and
-// false when it reports no event.
-func ChangeFromImage(eventName string, image map[string]types.AttributeValue) (Change, bool) {
-	pk, sk := GetS(image, AttrPK), GetS(image, AttrSK)
-	insert, modify := eventName == "INSERT", eventName == "MODIFY"
-	switch {
-	case strings.HasPrefix(pk, "CHAN#") && strings.HasPrefix(sk, MessagePrefix):
-		m, ok := MessageFromImage(image)
-		if !ok {
-			return Change{}, false
-		}
-		if insert {
-			return Change{Kind: ChangeMessage, Message: m}, true
-		}
-		at, err := time.Parse(time.RFC3339Nano, GetS(image, AttrTranslatedAt))
-		if modify && err == nil && GetS(image, AttrPendingShard) == "" {
-			return Change{Kind: ChangeTranslated, Message: m, TranslatedAt: at}, true
-		}
-	case strings.HasPrefix(pk, "ROOM#") && sk == MetaSK && (insert || modify):
-		var r RoomRecord
-		if err := attributevalue.UnmarshalMap(image, &r); err != nil || !chat.ValidID(r.ID) {
-			return Change{}, false
-		}
-		if insert {
-			return Change{Kind: ChangeRoom, Room: r.Room(), RoomCreated: r.CreatedAt}, true
-		}
-		if r.Status == chat.RoomClosed {
-			return Change{Kind: ChangeRoomClosed, Room: r.Room(), RoomCreated: r.CreatedAt}, true
-		}
-	case strings.HasPrefix(pk, "ROOM#") && strings.HasPrefix(sk, "GUEST#") && (insert || modify):
-		var g GuestItem
-		if err := attributevalue.UnmarshalMap(image, &g); err != nil || !chat.ValidID(g.ID) {
-			return Change{}, false
-		}
-		return Change{Kind: ChangeGuest, Guest: chat.Guest{ID: g.ID, RoomID: g.RoomID, WorkspaceID: g.WorkspaceID, ChannelID: g.ChannelID,
-			Nickname: g.Nickname, PreferredLanguage: g.PreferredLanguage, CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt}}, true
-	}
-	return Change{}, false
-}
-
 // SeqDigits is the width sequence numbers are padded to in a sort key, so
 // that string order is numeric order (they have up to 40 digits).
 const SeqDigits = 40

@@ -27,11 +27,11 @@ const (
 
 // Types lists every event type, the values an outbound webhook's events may
 // hold.
-var Types = []string{MessageCreated, MessageTranslated, RoomCreated, RoomGuestJoined, RoomMessageCreated, RoomClosed}
+var Types = []string{MessageCreated, MessageTranslated, RoomCreated, RoomGuestJoined, RoomMessageCreated, RoomClosed, WebhookDisabled}
 
 // OutboundTypes are the types an outbound webhook may subscribe to: every
 // type but room.message_created, which goes to support webhooks only.
-var OutboundTypes = []string{MessageCreated, MessageTranslated, RoomCreated, RoomGuestJoined, RoomClosed}
+var OutboundTypes = []string{MessageCreated, MessageTranslated, RoomCreated, RoomGuestJoined, RoomClosed, WebhookDisabled}
 
 // supportTypes are sent to every active support webhook.
 var supportTypes = []string{RoomCreated, RoomGuestJoined, RoomMessageCreated, RoomClosed}

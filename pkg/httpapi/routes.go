@@ -71,6 +71,11 @@ var Routes = []Route{
 	{"ListSupportDeliveriesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries", NeedsCursorKey},
 	{"RedeliverOutboundFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries/{delivery_id}/redeliver", NeedsDeliveryQueue},
 	{"RedeliverSupportFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries/{delivery_id}/redeliver", NeedsDeliveryQueue},
+	// Delivery for integrators (contract section 14).
+	{"TestOutboundWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/test", NeedsNone},
+	{"TestSupportWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/test", NeedsNone},
+	{"RecoverOutboundDeliveriesFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/recover", NeedsDeliveryQueue},
+	{"RecoverSupportDeliveriesFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/recover", NeedsDeliveryQueue},
 	// The guest page and its static files (contract section 12).
 	{GuestPageFunction, http.MethodGet, "/rooms/{room_id}", NeedsNone},
 	{GuestPageFunction, http.MethodGet, "/assets/{file}", NeedsNone},

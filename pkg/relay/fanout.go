@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 	"github.com/chatbridge/chat/pkg/events"
 )
 
@@ -39,7 +39,7 @@ type Fanout struct {
 type ChangeEntry struct {
 	// ID identifies the record (its sequence number).
 	ID     string
-	Change dynamo.Change
+	Change relaystore.Change
 	// At is the record's approximate creation time: the time of events
 	// whose item carries none (room.closed).
 	At time.Time
@@ -132,11 +132,13 @@ func (f *Fanout) Send(ctx context.Context, entries []ChangeEntry) []string {
 	return out
 }
 
-func workspaceOf(c dynamo.Change) string {
+func workspaceOf(c relaystore.Change) string {
 	switch c.Kind {
-	case dynamo.ChangeMessage, dynamo.ChangeTranslated:
+	case relaystore.ChangeMessage, relaystore.ChangeTranslated:
 		return c.Message.WorkspaceID
-	case dynamo.ChangeGuest:
+	case relaystore.ChangeWebhookDisabled:
+		return c.WorkspaceID
+	case relaystore.ChangeGuest:
 		return c.Guest.WorkspaceID
 	}
 	return c.Room.WorkspaceID
@@ -154,7 +156,7 @@ func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook)
 	}
 	var out []events.Event
 	switch c.Kind {
-	case dynamo.ChangeMessage:
+	case relaystore.ChangeMessage:
 		m := c.Message
 		if anyReceives(events.MessageCreated, hs) {
 			out = append(out, mk(events.MessageCreated, m.CreatedAt, m.WorkspaceID, events.MessageOf(m), m.ID))
@@ -175,7 +177,7 @@ func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook)
 			out = append(out, mk(events.RoomMessageCreated, m.CreatedAt, m.WorkspaceID,
 				events.RoomMessage{Room: events.RoomOf(r, created, now), Message: events.MessageOf(m)}, m.ID))
 		}
-	case dynamo.ChangeTranslated:
+	case relaystore.ChangeTranslated:
 		m := c.Message
 		if !anyReceives(events.MessageTranslated, hs) {
 			break
@@ -187,15 +189,19 @@ func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook)
 		data := events.MessageOf(m)
 		data.Translations = tr
 		out = append(out, mk(events.MessageTranslated, c.TranslatedAt, m.WorkspaceID, data, m.ID))
-	case dynamo.ChangeRoom:
+	case relaystore.ChangeRoom:
 		if anyReceives(events.RoomCreated, hs) {
 			out = append(out, mk(events.RoomCreated, c.RoomCreated, c.Room.WorkspaceID, events.RoomOf(c.Room, c.RoomCreated, now), c.Room.ID))
 		}
-	case dynamo.ChangeRoomClosed:
+	case relaystore.ChangeRoomClosed:
 		if anyReceives(events.RoomClosed, hs) {
 			out = append(out, mk(events.RoomClosed, e.At, c.Room.WorkspaceID, events.RoomOf(c.Room, c.RoomCreated, now), c.Room.ID))
 		}
-	case dynamo.ChangeGuest:
+	case relaystore.ChangeWebhookDisabled:
+		if anyReceives(events.WebhookDisabled, hs) {
+			out = append(out, mk(events.WebhookDisabled, c.At, c.WorkspaceID, c.Disabled, c.Disabled.WebhookID, c.Disabled.Reason))
+		}
+	case relaystore.ChangeGuest:
 		g := c.Guest
 		if !anyReceives(events.RoomGuestJoined, hs) {
 			break

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/chatbridge/chat/internal/stacktest"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chatbridge/chat/internal/stacktest"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,7 +19,7 @@ import (
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 	evs "github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/rooms"
@@ -230,7 +231,7 @@ func (f fakeSender) SendDeliveries(_ context.Context, ds []evs.Delivery) ([]int,
 // the records concerned.
 func TestFanoutDecisions(t *testing.T) {
 	guestMsg := func(id, ws string) relay.ChangeEntry {
-		return relay.ChangeEntry{ID: id, Change: dynamo.Change{Kind: dynamo.ChangeMessage, Message: chat.Message{ID: id, WorkspaceID: ws,
+		return relay.ChangeEntry{ID: id, Change: relaystore.Change{Kind: relaystore.ChangeMessage, Message: chat.Message{ID: id, WorkspaceID: ws,
 			Author: chat.Author{Type: chat.AuthorGuest, ID: "G"}}}}
 	}
 	outOnly := []evs.Webhook{{ID: "O", Kind: evs.KindOutbound, Active: true, Events: []string{evs.RoomClosed}}}
@@ -243,12 +244,12 @@ func TestFanoutDecisions(t *testing.T) {
 	sent := 0
 	f := &relay.Fanout{Store: store, Queue: fakeSender(func(ds []evs.Delivery) ([]int, error) { sent += len(ds); return nil, nil })}
 	failed := f.Send(context.Background(), []relay.ChangeEntry{guestMsg("a", "ws"), guestMsg("b", "broken"),
-		{ID: "c", Change: dynamo.Change{Kind: dynamo.ChangeTranslated, Message: chat.Message{ID: "c", WorkspaceID: "ws"}}}})
+		{ID: "c", Change: relaystore.Change{Kind: relaystore.ChangeTranslated, Message: chat.Message{ID: "c", WorkspaceID: "ws"}}}})
 	if strings.Join(failed, ",") != "b" || store.reads != 0 || store.puts != 0 || sent != 0 {
 		t.Fatalf("failed %v, reads %d, puts %d, sent %d; want [b] and nothing read or sent", failed, store.reads, store.puts, sent)
 	}
 	closed := func(id string) relay.ChangeEntry {
-		return relay.ChangeEntry{ID: id, At: time.Unix(1, 0), Change: dynamo.Change{Kind: dynamo.ChangeRoomClosed, Room: chat.Room{ID: id, WorkspaceID: "ws"}}}
+		return relay.ChangeEntry{ID: id, At: time.Unix(1, 0), Change: relaystore.Change{Kind: relaystore.ChangeRoomClosed, Room: chat.Room{ID: id, WorkspaceID: "ws"}}}
 	}
 	f.Queue = fakeSender(func(ds []evs.Delivery) ([]int, error) { return []int{1}, errors.New("one refused") })
 	if failed := f.Send(context.Background(), []relay.ChangeEntry{closed("x"), closed("y"), closed("z")}); strings.Join(failed, ",") != "y" {
@@ -264,7 +265,7 @@ func TestFanoutSkipsRepeatedEvents(t *testing.T) {
 	}}
 	sent := 0
 	f := &relay.Fanout{Store: store, Queue: fakeSender(func(ds []evs.Delivery) ([]int, error) { sent += len(ds); return nil, nil })}
-	closed := relay.ChangeEntry{ID: "1", At: time.Unix(5, 0), Change: dynamo.Change{Kind: dynamo.ChangeRoomClosed, Room: chat.Room{ID: "R", WorkspaceID: "ws"}}}
+	closed := relay.ChangeEntry{ID: "1", At: time.Unix(5, 0), Change: relaystore.Change{Kind: relaystore.ChangeRoomClosed, Room: chat.Room{ID: "R", WorkspaceID: "ws"}}}
 	again := closed
 	again.ID = "2"
 	if failed := f.Send(context.Background(), []relay.ChangeEntry{closed, again}); len(failed) != 0 || store.puts != 1 || sent != 1 {

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 	"github.com/chatbridge/chat/pkg/messages"
 )
 
@@ -105,7 +106,7 @@ func (r *Relay) Process(ctx context.Context, recs []dynamo.StreamRecord) []strin
 	var changes []ChangeEntry
 	for _, rec := range recs {
 		if r.Events != nil {
-			if c, ok := dynamo.ChangeFromImage(rec.EventName, rec.Image); ok {
+			if c, ok := relaystore.ChangeFromImage(rec.EventName, rec.Image); ok {
 				changes = append(changes, ChangeEntry{ID: rec.Seq, Change: c, At: rec.At})
 			}
 		}

@@ -278,6 +278,10 @@ func decode(kind Kind, obj jsonbody.Object, w *Webhook, patch bool, allow []neti
 			}
 			w.Active = b
 		}
+		if n, ok := r.rateLimit(); ok {
+			set("rate_limit", n != w.RateLimit)
+			w.RateLimit = n
+		}
 	}
 	return changed, r.v.Err()
 }

@@ -46,6 +46,9 @@ type Webhook struct {
 	// support webhook ("gone", "failing"); "" while active or when an
 	// admin disabled it. Read only: management never writes it.
 	DisabledReason string
+	// RateLimit is the most deliveries a second (outbound, support); 0 is
+	// none.
+	RateLimit int
 
 	SecretHash            string
 	SigningSecret         string

@@ -19,6 +19,7 @@ type outboundView struct {
 	// DisabledReason is "gone" or "failing" when the delivery function
 	// disabled the webhook, else null.
 	DisabledReason *string `json:"disabled_reason"`
+	RateLimit      *int    `json:"rate_limit"`
 	CreatedAt      string  `json:"created_at"`
 	UpdatedAt      string  `json:"updated_at"`
 }
@@ -31,6 +32,7 @@ type supportView struct {
 	Active      bool   `json:"active"`
 	// DisabledReason is as outboundView's.
 	DisabledReason *string `json:"disabled_reason"`
+	RateLimit      *int    `json:"rate_limit"`
 	CreatedAt      string  `json:"created_at"`
 	UpdatedAt      string  `json:"updated_at"`
 }
@@ -57,7 +59,7 @@ func OutboundWebhooksHandler(auth httpapi.Authorizer, store workspaces.WebhookSt
 				events = []string{}
 			}
 			views = append(views, outboundView{ID: o.ID, WorkspaceID: o.WorkspaceID, Name: o.Name, URL: o.URL, Events: events,
-				Active: o.Active, DisabledReason: disabledReason(o.Active, o.DisabledReason), CreatedAt: chat.FormatTime(o.CreatedAt), UpdatedAt: chat.FormatTime(o.UpdatedAt)})
+				Active: o.Active, DisabledReason: disabledReason(o.Active, o.DisabledReason), RateLimit: rateLimit(o.RateLimit), CreatedAt: chat.FormatTime(o.CreatedAt), UpdatedAt: chat.FormatTime(o.UpdatedAt)})
 		}
 		httpapi.WritePage(w, r, paging, views, page)
 	})
@@ -80,8 +82,16 @@ func SupportWebhooksHandler(auth httpapi.Authorizer, store workspaces.WebhookSto
 		views := make([]supportView, 0, len(page.Items))
 		for _, s := range page.Items {
 			views = append(views, supportView{ID: s.ID, WorkspaceID: s.WorkspaceID, Name: s.Name, URL: s.URL,
-				Active: s.Active, DisabledReason: disabledReason(s.Active, s.DisabledReason), CreatedAt: chat.FormatTime(s.CreatedAt), UpdatedAt: chat.FormatTime(s.UpdatedAt)})
+				Active: s.Active, DisabledReason: disabledReason(s.Active, s.DisabledReason), RateLimit: rateLimit(s.RateLimit), CreatedAt: chat.FormatTime(s.CreatedAt), UpdatedAt: chat.FormatTime(s.UpdatedAt)})
 		}
 		httpapi.WritePage(w, r, paging, views, page)
 	})
+}
+
+// rateLimit is a webhook's rate_limit as views show it: null for none.
+func rateLimit(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
 }

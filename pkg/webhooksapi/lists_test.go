@@ -134,8 +134,8 @@ func TestListPaginationVisitsEveryItemOnce(t *testing.T) {
 		for _, it := range data {
 			item := it.(map[string]any)
 			seen[item["id"].(string)]++
-			if len(item) != 9 {
-				t.Fatalf("outbound item has fields %v, want exactly 9 (disabled_reason included)", item)
+			if len(item) != 10 {
+				t.Fatalf("outbound item has fields %v, want exactly 10 (section 3, disabled_reason and rate_limit)", item)
 			}
 		}
 		meta := body["meta"].(map[string]any)

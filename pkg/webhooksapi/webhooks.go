@@ -8,6 +8,7 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/signature"
 	"github.com/chatbridge/chat/pkg/webhooks"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -53,10 +54,10 @@ func webhookView(w webhooks.Webhook) any {
 			events = []string{}
 		}
 		return outboundView{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Events: events,
-			Active: w.Active, DisabledReason: disabledReason(w.Active, w.DisabledReason), CreatedAt: chat.FormatTime(w.CreatedAt), UpdatedAt: chat.FormatTime(w.UpdatedAt)}
+			Active: w.Active, DisabledReason: disabledReason(w.Active, w.DisabledReason), RateLimit: rateLimit(w.RateLimit), CreatedAt: chat.FormatTime(w.CreatedAt), UpdatedAt: chat.FormatTime(w.UpdatedAt)}
 	default:
 		return supportView{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL,
-			Active: w.Active, DisabledReason: disabledReason(w.Active, w.DisabledReason), CreatedAt: chat.FormatTime(w.CreatedAt), UpdatedAt: chat.FormatTime(w.UpdatedAt)}
+			Active: w.Active, DisabledReason: disabledReason(w.Active, w.DisabledReason), RateLimit: rateLimit(w.RateLimit), CreatedAt: chat.FormatTime(w.CreatedAt), UpdatedAt: chat.FormatTime(w.UpdatedAt)}
 	}
 }
 
@@ -83,13 +84,15 @@ func createdView(w webhooks.Webhook, sec webhooks.Secrets) any {
 	case outboundView:
 		return struct {
 			outboundView
-			SigningSecret string `json:"signing_secret"`
-		}{v, sec.SigningSecret}
+			SigningSecret         string `json:"signing_secret"`
+			SigningSecretStandard string `json:"signing_secret_standard"`
+		}{v, sec.SigningSecret, signature.StandardSecret([]byte(sec.SigningSecret))}
 	default:
 		return struct {
 			supportView
-			SigningSecret string `json:"signing_secret"`
-		}{v.(supportView), sec.SigningSecret}
+			SigningSecret         string `json:"signing_secret"`
+			SigningSecretStandard string `json:"signing_secret_standard"`
+		}{v.(supportView), sec.SigningSecret, signature.StandardSecret([]byte(sec.SigningSecret))}
 	}
 }
 
@@ -97,6 +100,7 @@ type rotatedView struct {
 	ID                      string  `json:"id"`
 	Secret                  *string `json:"secret,omitempty"`
 	SigningSecret           string  `json:"signing_secret"`
+	SigningSecretStandard   *string `json:"signing_secret_standard,omitempty"`
 	PreviousSecretExpiresAt string  `json:"previous_secret_expires_at"`
 }
 
@@ -132,8 +136,8 @@ func CreateWebhookHandler(kind webhooks.Kind, auth httpapi.Authorizer, m Webhook
 	})
 }
 
-// byID resolves the admin and the webhook of the path, then runs h.
-func byID(kind webhooks.Kind, m WebhookManager, h func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, old webhooks.Webhook)) http.Handler {
+// ByID resolves the admin and the webhook of the path, then runs h.
+func ByID(kind webhooks.Kind, m WebhookManager, h func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, old webhooks.Webhook)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
 		if kind == webhooks.Inbound {
@@ -151,7 +155,7 @@ func byID(kind webhooks.Kind, m WebhookManager, h func(w http.ResponseWriter, r 
 // ChangeWebhookHandler serves PATCH .../{kind}-webhooks/{id} (admin): a
 // partial update, 200 with the webhook.
 func ChangeWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
-	return byID(kind, m, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, old webhooks.Webhook) {
+	return ByID(kind, m, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, old webhooks.Webhook) {
 		obj, _, err := httpapi.ReadObject(r)
 		if err != nil {
 			httpapi.Error(w, r, err)
@@ -168,7 +172,7 @@ func ChangeWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
 
 // DeleteWebhookHandler serves DELETE .../{kind}-webhooks/{id} (admin): 204.
 func DeleteWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
-	return byID(kind, m, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, old webhooks.Webhook) {
+	return ByID(kind, m, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, old webhooks.Webhook) {
 		if err := m.Delete(r.Context(), p, old); err != nil {
 			httpapi.Error(w, r, err)
 			return
@@ -181,7 +185,7 @@ func DeleteWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
 // (admin): 200 with the new secrets, shown this once, and when the
 // previous ones stop working.
 func RotateWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
-	return byID(kind, m, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, old webhooks.Webhook) {
+	return ByID(kind, m, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, old webhooks.Webhook) {
 		wh, sec, err := m.Rotate(r.Context(), p, old)
 		if err != nil {
 			httpapi.Error(w, r, err)
@@ -194,7 +198,8 @@ func RotateWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
 			httpapi.JSON(w, http.StatusOK, dataBody{v})
 			return
 		}
-		w.Header().Set("Cache-Control", "no-store")
+		std := signature.StandardSecret([]byte(sec.SigningSecret))
+		v.SigningSecretStandard = &std
 		// An outbound or support webhook's rotation also says whether it
 		// still receives deliveries, and why not.
 		httpapi.JSON(w, http.StatusOK, dataBody{struct {

@@ -52,7 +52,7 @@ func Deliverer(a *app.App, queueURL string) (*delivery.Deliverer, error) {
 		return nil, err
 	}
 	return &delivery.Deliverer{Store: st, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Client: g.Client(),
-		Schedule: sched, Now: a.Now, Rand: rand.Float64}, nil
+		Schedule: sched, Now: a.Now, Rand: rand.Float64, Limiter: st}, nil
 }
 
 // Fanout builds the relay's event fan-out onto the delivery queue.

@@ -102,7 +102,7 @@ func (s *Store) Webhook(ctx context.Context, kind, ws, sk string) (delivery.Webh
 		return delivery.Webhook{}, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, sk)
 	}
 	w := delivery.Webhook{ID: dynamo.GetS(it, "id"), Kind: kind, WorkspaceID: ws, Key: sk, URL: dynamo.GetS(it, "url"),
-		Active: dynamo.GetBool(it, "active"), FailedAttempts: int(dynamo.GetN(it, dynamo.AttrFailedAttempts))}
+		Active: dynamo.GetBool(it, "active"), FailedAttempts: int(dynamo.GetN(it, dynamo.AttrFailedAttempts)), RateLimit: int(dynamo.GetN(it, "rate_limit"))}
 	if sec := dynamo.GetS(it, dynamo.AttrSigningSecret); sec != "" {
 		w.Secrets = append(w.Secrets, []byte(sec))
 	}
@@ -297,6 +297,7 @@ func (s *Store) Disable(ctx context.Context, w delivery.Webhook, reason string, 
 		{Update: &types.Update{TableName: &s.Name, Key: byID, UpdateExpression: set, ConditionExpression: aws.String("attribute_exists(pk)"),
 			ExpressionAttributeNames:  map[string]string{"#dr": dynamo.AttrDisabledReason},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":f": vals[":f"], ":r": vals[":r"], ":now": vals[":now"]}}},
+		s.disabledAudit(w, reason, time.Now().UTC()),
 	}})
 	if dynamo.Cancellation(err) != nil {
 		return chat.Errorf(chat.EConflict, "webhook %s not disabled", w.ID)

@@ -20,7 +20,7 @@ var _ delivery.RedeliverStore = (*Store)(nil)
 
 // attrRedeliverUntil marks a delivery record's queued redelivery until the
 // delivery function takes its attempt number (Reserve removes it), or
-// until the time it holds ("dynamo.SortTime" layout).
+// until the time it holds ("SortTime" layout).
 const attrRedeliverUntil = "redeliver_until"
 
 // redeliverPK is a webhook's redelivery counter for the window starting at

@@ -33,7 +33,7 @@ type auditItem struct {
 func auditPK(ws string) string { return "AUDIT#" + ws }
 func auditSK(id string) string { return "EVT#" + id }
 
-func (s *Store) auditPut(ev webhooks.AuditEvent) types.TransactWriteItem {
+func (s *Store) AuditPut(ev webhooks.AuditEvent) types.TransactWriteItem {
 	changes := ev.Changes
 	if changes == nil {
 		changes = []string{}
@@ -41,7 +41,7 @@ func (s *Store) auditPut(ev webhooks.AuditEvent) types.TransactWriteItem {
 	it := auditItem{PK: auditPK(ev.WorkspaceID), SK: auditSK(ev.ID), ID: ev.ID, WorkspaceID: ev.WorkspaceID,
 		ActorType: ev.ActorType, ActorID: ev.ActorID, Action: ev.Action, TargetType: ev.TargetType, TargetID: ev.TargetID,
 		Changes: changes, CreatedAt: ev.CreatedAt, ExpiresAt: ev.ExpiresAt, TTL: dynamo.Epoch(ev.ExpiresAt)}
-	return types.TransactWriteItem{Put: &types.Put{TableName: &s.Name, Item: marshalItem(it, nil)}}
+	return types.TransactWriteItem{Put: &types.Put{TableName: &s.Name, Item: MarshalItem(it, nil)}}
 }
 
 // AuditEvents implements webhooks.Store with one Query, newest first. Event

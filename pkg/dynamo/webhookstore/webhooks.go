@@ -38,7 +38,7 @@ func byIDKey(kind webhooks.Kind, id string) map[string]types.AttributeValue {
 	}
 }
 
-func listedKey(w webhooks.Webhook) map[string]types.AttributeValue {
+func ListedKey(w webhooks.Webhook) map[string]types.AttributeValue {
 	switch w.Kind {
 	case webhooks.Inbound:
 		return dynamo.Key(dynamo.WsPK(w.WorkspaceID), dynamo.InboundSK(w.CreatedAt, w.ID))
@@ -71,10 +71,10 @@ func webhookItem(w webhooks.Webhook) any {
 			events = []string{}
 		}
 		return dynamo.OutboundItem{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Events: events, Active: w.Active,
-			SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, Rotated: rotatedOf(w)}
+			RateLimit: w.RateLimit, SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, Rotated: rotatedOf(w)}
 	default:
 		return dynamo.SupportItem{ID: w.ID, WorkspaceID: w.WorkspaceID, Name: w.Name, URL: w.URL, Active: w.Active,
-			SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, Rotated: rotatedOf(w)}
+			RateLimit: w.RateLimit, SigningSecret: w.SigningSecret, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, Rotated: rotatedOf(w)}
 	}
 }
 
@@ -100,7 +100,7 @@ func webhookOf(kind webhooks.Kind, av map[string]types.AttributeValue) (*webhook
 			return nil, chat.Internal(err)
 		}
 		w = webhooks.Webhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL, Events: it.Events,
-			Active: it.Active, SigningSecret: it.SigningSecret, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
+			Active: it.Active, RateLimit: it.RateLimit, SigningSecret: it.SigningSecret, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 			PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.Expires()}
 	default:
 		var it dynamo.SupportItem
@@ -108,7 +108,7 @@ func webhookOf(kind webhooks.Kind, av map[string]types.AttributeValue) (*webhook
 			return nil, chat.Internal(err)
 		}
 		w = webhooks.Webhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL, Active: it.Active,
-			SigningSecret: it.SigningSecret, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
+			RateLimit: it.RateLimit, SigningSecret: it.SigningSecret, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 			PreviousSigningSecret: it.PreviousSigningSecret, PreviousExpiresAt: it.Expires()}
 	}
 	w.Kind = kind
@@ -116,7 +116,7 @@ func webhookOf(kind webhooks.Kind, av map[string]types.AttributeValue) (*webhook
 	return &w, nil
 }
 
-func marshalItem(v any, k map[string]types.AttributeValue) map[string]types.AttributeValue {
+func MarshalItem(v any, k map[string]types.AttributeValue) map[string]types.AttributeValue {
 	av, err := attributevalue.MarshalMap(v)
 	if err != nil {
 		// Our own structs of strings, numbers and times.
@@ -135,7 +135,7 @@ var optionalAttrs = []string{"previous_secret_hash", "previous_signing_secret", 
 // keys, id, workspace and creation time, keeping attributes that other
 // features add (a delivery's disabled_reason, say).
 func updateOf(table string, k map[string]types.AttributeValue, w webhooks.Webhook, cond string, vals map[string]types.AttributeValue) *types.Update {
-	av := marshalItem(webhookItem(w), nil)
+	av := MarshalItem(webhookItem(w), nil)
 	names := map[string]string{}
 	if vals == nil {
 		vals = map[string]types.AttributeValue{}
@@ -258,9 +258,9 @@ func (s *Store) Get(ctx context.Context, kind webhooks.Kind, id string) (*webhoo
 func (s *Store) Create(ctx context.Context, w webhooks.Webhook, ev webhooks.AuditEvent) error {
 	item := webhookItem(w)
 	items := []types.TransactWriteItem{
-		{Put: &types.Put{TableName: &s.Name, Item: marshalItem(item, byIDKey(w.Kind, w.ID)),
+		{Put: &types.Put{TableName: &s.Name, Item: MarshalItem(item, byIDKey(w.Kind, w.ID)),
 			ConditionExpression: aws.String("attribute_not_exists(pk)")}},
-		{Put: &types.Put{TableName: &s.Name, Item: marshalItem(item, listedKey(w)),
+		{Put: &types.Put{TableName: &s.Name, Item: MarshalItem(item, ListedKey(w)),
 			ConditionExpression: aws.String("attribute_not_exists(pk)")}},
 	}
 	channelAt := -1
@@ -268,7 +268,7 @@ func (s *Store) Create(ctx context.Context, w webhooks.Webhook, ev webhooks.Audi
 		channelAt = len(items)
 		items = append(items, s.channelCheck(w.WorkspaceID, w.ChannelID))
 	}
-	items = append(items, s.auditPut(ev))
+	items = append(items, s.AuditPut(ev))
 	return s.transactWebhook(ctx, "create webhook", items, channelAt)
 }
 
@@ -276,7 +276,7 @@ func (s *Store) Create(ctx context.Context, w webhooks.Webhook, ev webhooks.Audi
 func (s *Store) Update(ctx context.Context, old, next webhooks.Webhook, ev webhooks.AuditEvent) error {
 	items := []types.TransactWriteItem{
 		{Update: updateOf(s.Name, byIDKey(old.Kind, old.ID), next, unchanged, unchangedVals(old))},
-		{Update: updateOf(s.Name, listedKey(old), next, "attribute_exists(pk)", nil)},
+		{Update: updateOf(s.Name, ListedKey(old), next, "attribute_exists(pk)", nil)},
 	}
 	if next.Kind != webhooks.Inbound && old.Active != next.Active {
 		// Whoever disabled it before, an admin's change of active ends the
@@ -305,7 +305,7 @@ func (s *Store) Update(ctx context.Context, old, next webhooks.Webhook, ev webho
 		channelAt = len(items)
 		items = append(items, s.channelCheck(next.WorkspaceID, next.ChannelID))
 	}
-	items = append(items, s.auditPut(ev))
+	items = append(items, s.AuditPut(ev))
 	return s.transactWebhook(ctx, "update webhook", items, channelAt)
 }
 
@@ -331,8 +331,8 @@ func (s *Store) Delete(ctx context.Context, old webhooks.Webhook, ev webhooks.Au
 			ExpressionAttributeValues: vals}}
 	}
 	items := []types.TransactWriteItem{byID,
-		{Delete: &types.Delete{TableName: &s.Name, Key: listedKey(old)}},
-		s.auditPut(ev)}
+		{Delete: &types.Delete{TableName: &s.Name, Key: ListedKey(old)}},
+		s.AuditPut(ev)}
 	return s.transactWebhook(ctx, "delete webhook", items, -1)
 }
 

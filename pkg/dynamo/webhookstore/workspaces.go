@@ -18,7 +18,7 @@ func (s *Store) OutboundWebhooks(ctx context.Context, ws, after string, limit in
 	q := dynamo.ListQuery{Op: "list outbound webhooks", PK: dynamo.WsPK(ws), Prefix: "OWH#", Forward: true}
 	return dynamo.ListPage(ctx, s.Table, q, after, limit, func(it dynamo.OutboundRead) chat.OutboundWebhook {
 		return chat.OutboundWebhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL,
-			Events: it.Events, Active: it.Active, DisabledReason: it.Reason(it.Active), CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+			Events: it.Events, Active: it.Active, DisabledReason: it.Reason(it.Active), RateLimit: it.RateLimit, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
 	})
 }
 
@@ -28,6 +28,6 @@ func (s *Store) SupportWebhooks(ctx context.Context, ws, after string, limit int
 	q := dynamo.ListQuery{Op: "list support webhooks", PK: dynamo.WsPK(ws), Prefix: "SWH#", Forward: true}
 	return dynamo.ListPage(ctx, s.Table, q, after, limit, func(it dynamo.SupportRead) chat.SupportWebhook {
 		return chat.SupportWebhook{ID: it.ID, WorkspaceID: it.WorkspaceID, Name: it.Name, URL: it.URL,
-			Active: it.Active, DisabledReason: it.Reason(it.Active), CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
+			Active: it.Active, DisabledReason: it.Reason(it.Active), RateLimit: it.RateLimit, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt}
 	})
 }

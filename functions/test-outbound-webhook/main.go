@@ -1,0 +1,11 @@
+// Command test-outbound-webhook is TestOutboundWebhookFunction:
+// POST /api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/test.
+package main
+
+import (
+	"github.com/chatbridge/chat/pkg/app/httpfn"
+	"github.com/chatbridge/chat/pkg/deliveriesapi"
+	"github.com/chatbridge/chat/pkg/webhooks"
+)
+
+func main() { httpfn.Run("TestOutboundWebhookFunction", deliveriesapi.Test(webhooks.Outbound)) }

@@ -1,0 +1,11 @@
+// Command test-support-webhook is TestSupportWebhookFunction:
+// POST /api/v1/workspaces/{workspace_id}/support-webhooks/{id}/test.
+package main
+
+import (
+	"github.com/chatbridge/chat/pkg/app/httpfn"
+	"github.com/chatbridge/chat/pkg/deliveriesapi"
+	"github.com/chatbridge/chat/pkg/webhooks"
+)
+
+func main() { httpfn.Run("TestSupportWebhookFunction", deliveriesapi.Test(webhooks.Support)) }

@@ -1,0 +1,29 @@
+package webhooks
+
+import (
+	"bytes"
+	"strconv"
+)
+
+// MaxRateLimit is the largest rate_limit, in deliveries a second.
+const MaxRateLimit = 1000
+
+// rateLimit reads rate_limit (contract section 14): an integer from 1 to
+// MaxRateLimit, or null for none (0). A create without it has none.
+func (r *reader) rateLimit() (int, bool) {
+	raw, ok := r.obj["rate_limit"]
+	if !ok {
+		return 0, false
+	}
+	if isNull(raw) {
+		return 0, true
+	}
+	const msg = "The rate limit field must be an integer from 1 to 1000, or null."
+	// A JSON integer, digits only: not "10", 2.5 or 1e2.
+	v, err := strconv.Atoi(string(bytes.TrimSpace(raw)))
+	if err != nil || v < 1 || v > MaxRateLimit {
+		r.v.Add("rate_limit", msg)
+		return 0, false
+	}
+	return v, true
+}
