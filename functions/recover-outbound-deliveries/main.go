@@ -8,4 +8,6 @@ import (
 	"github.com/chatbridge/chat/pkg/webhooks"
 )
 
-func main() { httpfn.Run("RecoverOutboundDeliveriesFunction", deliveriesapi.Recover(webhooks.Outbound)) }
+func main() {
+	httpfn.Run("RecoverOutboundDeliveriesFunction", deliveriesapi.Recover(webhooks.Outbound))
+}
