@@ -22,7 +22,7 @@ const (
 		`"session":{"token":"gst_3q2-7wEjRkC0b8Yx1mN4pL6sT9uV2aZ5dF8gH1jK4lQ","token_type":"guest","header":"X-Service-Guest-Token","expires_at":"2026-11-22T12:00:00Z"},` +
 		`"room":{"room_id":"` + room + `","workspace_id":"` + ws + `","channel_id":"01JD9N1048PXK951NGC7NEMZX9","name":"Support call","status":"active","expires_at":"2026-11-22T12:00:00Z"}}}`
 	outboundItem = `{"id":"01JD9N15ZC4S8J4D3B1YQ7T0WD","workspace_id":"` + ws + `","name":"Deploy","url":"https://example.com/h",` +
-		`"events":["message.created"],"active":true,"rate_limit":null,"created_at":"2026-11-01T09:00:00Z","updated_at":"2026-11-01T09:00:00Z"}`
+		`"events":["message.created"],"active":true,"disabled_reason":null,"rate_limit":null,"created_at":"2026-11-01T09:00:00Z","updated_at":"2026-11-01T09:00:00Z"}`
 	accepted = `{"data":{"id":"01JDZ8Y7K3Q4W5E6R7T8Y9A0M4","workspace_id":"` + ws + `","channel_id":"01JD9N0Z50BAKDWE0FBRMSFD5P",` +
 		`"content":"hi","skip_translation":false,"author":{"type":"bot","name":"CI Bot","avatar_url":null},"status":"queued","created_at":"2026-11-22T10:00:00Z"}}`
 	unauthenticated = `{"message":"Unauthenticated."}`

@@ -106,7 +106,7 @@ func TestRateLimitCallBudget(t *testing.T) {
 	}
 	var want = [][]string{
 		{"DynamoDB.GetItem", "DynamoDB.UpdateItem", "DynamoDB.UpdateItem", "DynamoDB.UpdateItem"},
-		{"DynamoDB.UpdateItem", "SQS.SendMessage"},
+		{"DynamoDB.GetItem", "DynamoDB.UpdateItem", "SQS.SendMessage"},
 	}
 	for i, calls := range want {
 		_, ds := event(t, "limited", w)
