@@ -4,10 +4,10 @@ package main
 
 import (
 	"github.com/chatbridge/chat/pkg/app/httpfn"
-	"github.com/chatbridge/chat/pkg/deliveriesapi"
+	"github.com/chatbridge/chat/pkg/integratorsapi"
 	"github.com/chatbridge/chat/pkg/webhooks"
 )
 
 func main() {
-	httpfn.Run("RecoverOutboundDeliveriesFunction", deliveriesapi.Recover(webhooks.Outbound))
+	httpfn.Run("RecoverOutboundDeliveriesFunction", integratorsapi.Recover(webhooks.Outbound))
 }

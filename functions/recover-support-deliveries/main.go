@@ -4,8 +4,8 @@ package main
 
 import (
 	"github.com/chatbridge/chat/pkg/app/httpfn"
-	"github.com/chatbridge/chat/pkg/deliveriesapi"
+	"github.com/chatbridge/chat/pkg/integratorsapi"
 	"github.com/chatbridge/chat/pkg/webhooks"
 )
 
-func main() { httpfn.Run("RecoverSupportDeliveriesFunction", deliveriesapi.Recover(webhooks.Support)) }
+func main() { httpfn.Run("RecoverSupportDeliveriesFunction", integratorsapi.Recover(webhooks.Support)) }

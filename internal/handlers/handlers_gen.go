@@ -8,6 +8,7 @@ import (
 	"github.com/chatbridge/chat/pkg/guestpage"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inboundapi"
+	"github.com/chatbridge/chat/pkg/integratorsapi"
 	"github.com/chatbridge/chat/pkg/membersapi"
 	"github.com/chatbridge/chat/pkg/roomsapi"
 	"github.com/chatbridge/chat/pkg/webhooks"
@@ -40,15 +41,15 @@ var HTTP = map[string]app.HTTPConstructor{
 	"ListSupportWebhooksFunction":         webhooksapi.SupportWebhooks,
 	"PostChannelMessageFunction":          membersapi.PostChannelMessage,
 	"PostGuestMessageFunction":            roomsapi.PostGuestMessage,
-	"RecoverOutboundDeliveriesFunction":   deliveriesapi.Recover(webhooks.Outbound),
-	"RecoverSupportDeliveriesFunction":    deliveriesapi.Recover(webhooks.Support),
+	"RecoverOutboundDeliveriesFunction":   integratorsapi.Recover(webhooks.Outbound),
+	"RecoverSupportDeliveriesFunction":    integratorsapi.Recover(webhooks.Support),
 	"RedeliverOutboundFunction":           deliveriesapi.Redeliver(deliveriesapi.Outbound),
 	"RedeliverSupportFunction":            deliveriesapi.Redeliver(deliveriesapi.Support),
 	"RotateInboundWebhookSecretFunction":  webhooksapi.Rotate(webhooks.Inbound),
 	"RotateOutboundWebhookSecretFunction": webhooksapi.Rotate(webhooks.Outbound),
 	"RotateSupportWebhookSecretFunction":  webhooksapi.Rotate(webhooks.Support),
-	"TestOutboundWebhookFunction":         deliveriesapi.Test(webhooks.Outbound),
-	"TestSupportWebhookFunction":          deliveriesapi.Test(webhooks.Support),
+	"TestOutboundWebhookFunction":         integratorsapi.Test(webhooks.Outbound),
+	"TestSupportWebhookFunction":          integratorsapi.Test(webhooks.Support),
 	"UpdateInboundWebhookFunction":        webhooksapi.Update(webhooks.Inbound),
 	"UpdateOutboundWebhookFunction":       webhooksapi.Update(webhooks.Outbound),
 	"UpdateSupportWebhookFunction":        webhooksapi.Update(webhooks.Support),

@@ -13,7 +13,7 @@ import (
 
 // Audit entries the service itself writes (contract section 14).
 const (
-	ActionDisabled = "webhook.disabled"
+	ActionDisabled = events.WebhookDisabled
 	// ActorSystem is the actor type of an entry no user caused; its actor
 	// id names the part of the service, ActorDelivery the delivery
 	// function.

@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
-	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
 	"github.com/chatbridge/chat/pkg/events"
 )
 
@@ -83,7 +82,7 @@ const ChangeWebhookDisabled = "webhook_disabled"
 
 // disabledChange reads a webhook.disabled audit entry's stream image.
 func disabledChange(image map[string]types.AttributeValue) (Change, bool) {
-	if dynamo.GetS(image, "action") != deliverystore.ActionDisabled {
+	if dynamo.GetS(image, "action") != events.WebhookDisabled {
 		return Change{}, false
 	}
 	kind, _ := strings.CutSuffix(dynamo.GetS(image, "target_type"), "_webhook")

@@ -1,4 +1,6 @@
-package deliveriesapi
+// Package integratorsapi serves the integrators' endpoints (contract
+// section 14): test a webhook now, recover its failed deliveries.
+package integratorsapi
 
 import (
 	"context"
