@@ -1,14 +1,11 @@
 package dynamo
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/workspaces"
@@ -235,25 +232,6 @@ type MemberChannelItem struct {
 	WorkspaceID string    `dynamodbav:"workspace_id"`
 	Name        string    `dynamodbav:"name"`
 	CreatedAt   time.Time `dynamodbav:"created_at"`
-}
-
-// MemberChannelKeys returns the sort keys of user's channel list, by
-// channel id, for apply.
-func (s *Table) MemberChannelKeys(ctx context.Context, ws, user string) (map[string]string, error) {
-	items, err := s.QueryAll(ctx, "load channels of user "+user, &dynamodb.QueryInput{
-		KeyConditionExpression:    aws.String("pk = :pk AND begins_with(sk, :p)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": Str(MemberPK(ws, user)), ":p": Str("CHAN#")},
-		ProjectionExpression:      aws.String(AttrSK),
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]string, len(items))
-	for _, it := range items {
-		sk := GetS(it, AttrSK)
-		out[sk[strings.LastIndexByte(sk, '#')+1:]] = sk
-	}
-	return out, nil
 }
 
 // Keys is the item's key.

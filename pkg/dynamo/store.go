@@ -38,9 +38,6 @@ func New(db *dynamodb.Client, table string) *Table {
 	return &Table{Client: db, Name: table}
 }
 
-// Table returns the table name.
-func (s *Table) TableName() string { return s.Name }
-
 func Key(pk, sk string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{AttrPK: Str(pk), AttrSK: Str(sk)}
 }

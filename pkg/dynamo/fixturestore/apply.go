@@ -149,7 +149,7 @@ func (s *Store) loadWorkspaceState(ctx context.Context, w fixture.Workspace) (wo
 		users[u.ID] = true
 	}
 	for u := range users {
-		chans, err := s.MemberChannelKeys(ctx, w.ID, u)
+		chans, err := s.memberChannelKeys(ctx, w.ID, u)
 		if err != nil {
 			return st, err
 		}
@@ -466,4 +466,23 @@ func userChannels(w fixture.Workspace, st workspaceState) map[string][]string {
 		out[u] = ids
 	}
 	return out
+}
+
+// memberChannelKeys returns the sort keys of user's channel list, by
+// channel id, for apply.
+func (s *Store) memberChannelKeys(ctx context.Context, ws, user string) (map[string]string, error) {
+	items, err := s.QueryAll(ctx, "load channels of user "+user, &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("pk = :pk AND begins_with(sk, :p)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(dynamo.MemberPK(ws, user)), ":p": dynamo.Str("CHAN#")},
+		ProjectionExpression:      aws.String(dynamo.AttrSK),
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(items))
+	for _, it := range items {
+		sk := dynamo.GetS(it, dynamo.AttrSK)
+		out[sk[strings.LastIndexByte(sk, '#')+1:]] = sk
+	}
+	return out, nil
 }
