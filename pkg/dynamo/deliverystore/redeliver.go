@@ -75,6 +75,12 @@ func (s *Store) ClaimRedelivery(ctx context.Context, c delivery.RedeliveryClaim)
 	reasons, err := s.Transact(ctx, "claim redelivery of "+c.DeliveryID, items)
 	switch {
 	case chat.IsCode(err, chat.EConflict):
+		// Concurrent claims collided until the retries ran out: when one of
+		// them holds the delivery now, this one is the second (409); a
+		// collision on the counter alone is worth a retry later (503).
+		if pending, gerr := s.redeliveryHeld(ctx, c); gerr == nil && pending {
+			return delivery.ClaimPending, nil
+		}
 		return 0, chat.Unavailable(err)
 	case err != nil:
 		return 0, err
@@ -101,4 +107,18 @@ func (s *Store) ReleaseRedelivery(ctx context.Context, ws, webhookID, id string)
 		return nil
 	}
 	return dynamo.Fail("release redelivery of "+id, err)
+}
+
+// redeliveryHeld reports whether a redelivery of c's delivery is pending
+// (its mark is set and not lapsed), with one consistent GetItem.
+func (s *Store) redeliveryHeld(ctx context.Context, c delivery.RedeliveryClaim) (bool, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, ConsistentRead: aws.Bool(true),
+		Key:                      dynamo.Key(deliveryPK(c.WorkspaceID, c.WebhookID), deliverySK(c.DeliveryID)),
+		ProjectionExpression:     aws.String("#ru"),
+		ExpressionAttributeNames: map[string]string{"#ru": attrRedeliverUntil}})
+	if err != nil {
+		return false, dynamo.Fail("read redelivery mark of "+c.DeliveryID, err)
+	}
+	until := dynamo.GetS(out.Item, attrRedeliverUntil)
+	return until != "" && until >= dynamo.SortTime(c.Now), nil
 }
