@@ -2,9 +2,7 @@ package delivery_test
 
 import (
 	"context"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -62,19 +60,8 @@ func BenchmarkDeliveries(b *testing.B) {
 		timeout int // every timeout-th receiver (0: none) hangs
 	}{{"all-answer", 0}, {"20pct-timeout", 5}} {
 		b.Run(c.name, func(b *testing.B) {
-			ok := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
-			ok.Listener, _ = net.Listen("tcp", "127.0.0.1:0")
-			ok.Start()
-			defer ok.Close()
-			hang := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				select {
-				case <-r.Context().Done():
-				case <-time.After(5 * time.Second):
-				}
-			}))
-			hang.Listener, _ = net.Listen("tcp", "127.0.0.1:0")
-			hang.Start()
-			defer hang.Close()
+			ok := loopback(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+			hang := loopback(b, hangs)
 			allow, _ := netguard.ParseCIDRs("127.0.0.1/32")
 			client := (&netguard.Guard{Allow: allow, AllowOnly: true}).Client()
 			client.Timeout = 200 * time.Millisecond

@@ -3,9 +3,7 @@ package delivery_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
@@ -54,7 +52,7 @@ func isolationRun(t *testing.T, timeoutPct int) (p50, p99 time.Duration, n int) 
 		sent = map[string]time.Time{}
 		lat  []time.Duration
 	)
-	ok := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	ok := loopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(delivery.HeaderDelivery)
 		mu.Lock()
 		if at, found := sent[id]; found {
@@ -63,18 +61,7 @@ func isolationRun(t *testing.T, timeoutPct int) (p50, p99 time.Duration, n int) 
 		mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
 	}))
-	ok.Listener, _ = net.Listen("tcp", "127.0.0.1:0")
-	ok.Start()
-	defer ok.Close()
-	hang := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-r.Context().Done():
-		case <-time.After(5 * time.Second):
-		}
-	}))
-	hang.Listener, _ = net.Listen("tcp", "127.0.0.1:0")
-	hang.Start()
-	defer hang.Close()
+	hang := loopback(t, hangs)
 	allow, _ := netguard.ParseCIDRs("127.0.0.1/32")
 	st := &memStore{hooks: map[string]delivery.Webhook{}}
 	slow := webhooks * timeoutPct / 100

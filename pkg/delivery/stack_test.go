@@ -60,7 +60,7 @@ type receiver struct {
 func newReceiver(t *testing.T, answer func(n int, w http.ResponseWriter) int) *receiver {
 	t.Helper()
 	rv := &receiver{}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	rv.Server = loopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		rv.mu.Lock()
 		n := len(rv.hits) + 1
@@ -71,16 +71,31 @@ func newReceiver(t *testing.T, answer func(n int, w http.ResponseWriter) int) *r
 		rv.hits[n-1].status = st
 		rv.mu.Unlock()
 	}))
+	return rv
+}
+
+// loopback serves h on 127.0.0.1 only until tb ends.
+func loopback(tb testing.TB, h http.Handler) *httptest.Server {
+	tb.Helper()
+	srv := httptest.NewUnstartedServer(h)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	srv.Listener = ln
 	srv.Start()
-	t.Cleanup(srv.Close)
-	rv.Server = srv
-	return rv
+	tb.Cleanup(srv.Close)
+	return srv
 }
+
+// hangs is a receiver that never answers: it waits until the client gives
+// up (at most 5 s).
+var hangs = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-time.After(5 * time.Second):
+	}
+})
 
 func (rv *receiver) all() []hit {
 	rv.mu.Lock()
