@@ -27,6 +27,10 @@ FUNCTIONS := \
 	ListChannelsFunction:list-channels \
 	ListChannelMessagesFunction:list-channel-messages \
 	PostChannelMessageFunction:post-channel-message \
+	EditChannelMessageFunction:edit-channel-message \
+	DeleteChannelMessageFunction:delete-channel-message \
+	EditGuestMessageFunction:edit-guest-message \
+	DeleteGuestMessageFunction:delete-guest-message \
 	CreateRoomFunction:create-room \
 	ListRoomsFunction:list-rooms \
 	CloseRoomFunction:close-room \

@@ -32,6 +32,8 @@ const (
 	EIdempotencyKeyReused   = "idempotency_key_reused"
 	EIdempotencyKeyInUse    = "idempotency_key_in_use"
 	ERoomFull               = "room_full"
+	EMessageDeleted         = "message_deleted"
+	ERevisionMismatch       = "revision_mismatch"
 	// EConflict is internal: a conditional write lost a race. Callers retry
 	// or translate it into a contract code; it never reaches a client as is.
 	EConflict = "conflict"

@@ -22,6 +22,8 @@ var statuses = map[string]int{
 	EIdempotencyKeyInUse:    http.StatusConflict,
 	ERoomFull:               http.StatusConflict,
 	ERoomExpired:            http.StatusGone,
+	EMessageDeleted:         http.StatusGone,
+	ERevisionMismatch:       http.StatusPreconditionFailed,
 	EPayloadTooLarge:        http.StatusRequestEntityTooLarge,
 	EUnsupportedMediaType:   http.StatusUnsupportedMediaType,
 	EValidation:             http.StatusUnprocessableEntity,

@@ -92,6 +92,12 @@ type messageItem struct {
 	// skip_translation message (nothing to finish) and once translated.
 	PendingShard string `dynamodbav:"pending_shard,omitempty"`
 	PendingDue   string `dynamodbav:"pending_due,omitempty"`
+	// Revision, EditedAt, DeletedAt and DeletedBy are written by an edit
+	// or a delete (edits.go); a message never edited has none of them.
+	Revision  int         `dynamodbav:"revision,omitempty"`
+	EditedAt  *time.Time  `dynamodbav:"edited_at,omitempty"`
+	DeletedAt *time.Time  `dynamodbav:"deleted_at,omitempty"`
+	DeletedBy *authorAttr `dynamodbav:"deleted_by,omitempty"`
 }
 
 // messageItemOf returns the item of a new message, marked untranslated
@@ -115,6 +121,7 @@ func (it messageItem) message() chat.Message {
 		Author:  chat.Author{Type: it.Author.Type, ID: it.Author.ID, Name: it.Author.Name, AvatarURL: it.Author.AvatarURL, Language: it.Author.Language},
 		Content: it.Content, SourceLanguage: it.SourceLanguage, SkipTranslation: it.SkipTranslation,
 		Status: it.Status, CreatedAt: it.CreatedAt, TranslatedLanguages: it.TranslatedLanguages,
+		Revision: it.Revision, EditedAt: timeOr(it.EditedAt), DeletedAt: timeOr(it.DeletedAt), DeletedBy: it.DeletedBy.author(),
 	}
 }
 
@@ -130,4 +137,7 @@ type translationItem struct {
 	CreatedAt      time.Time `dynamodbav:"created_at"`
 	// Untranslated, when set, says why content is the original text.
 	Untranslated string `dynamodbav:"untranslated,omitempty"`
+	// Revision is the message revision translated; absent for revision 1
+	// written before edits existed.
+	Revision int `dynamodbav:"revision,omitempty"`
 }

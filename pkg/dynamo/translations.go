@@ -93,9 +93,9 @@ func (s *Store) Message(ctx context.Context, channelID, messageID string) (trans
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:            &s.table,
 		Key:                  key(chanPK(channelID), messageSK(messageID)),
-		ProjectionExpression: aws.String("#c, #tl, #ps"),
+		ProjectionExpression: aws.String("#c, #tl, #ps, #rev"),
 		ExpressionAttributeNames: map[string]string{
-			"#c": "content", "#tl": attrTranslatedLanguages, "#ps": attrPendingShard,
+			"#c": "content", "#tl": attrTranslatedLanguages, "#ps": attrPendingShard, "#rev": attrRevision,
 		},
 		ConsistentRead: aws.Bool(true),
 	})
@@ -109,6 +109,7 @@ func (s *Store) Message(ctx context.Context, channelID, messageID string) (trans
 		Content   string   `dynamodbav:"content"`
 		Languages []string `dynamodbav:"translated_languages,stringset"`
 		Pending   string   `dynamodbav:"pending_shard"`
+		Revision  int      `dynamodbav:"revision"`
 	}
 	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
 		return translation.Stored{}, chat.Internal(fmt.Errorf("dynamo: message %s to translate: %w", messageID, err))
@@ -117,7 +118,7 @@ func (s *Store) Message(ctx context.Context, channelID, messageID string) (trans
 	for _, l := range it.Languages {
 		done[l] = true
 	}
-	return translation.Stored{Content: it.Content, Done: done, Marked: it.Pending != ""}, nil
+	return translation.Stored{Content: it.Content, Done: done, Marked: it.Pending != "", Revision: max(1, it.Revision)}, nil
 }
 
 // SaveTranslations implements translation.Store. It writes the translation

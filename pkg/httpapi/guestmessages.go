@@ -70,6 +70,10 @@ type messageView struct {
 	OriginalLanguage string            `json:"original_language"`
 	Translated       bool              `json:"translated"`
 	CreatedAt        string            `json:"created_at"`
+	// Revision, EditedAt and Deleted: contract section 13.
+	Revision int     `json:"revision"`
+	EditedAt *string `json:"edited_at"`
+	Deleted  bool    `json:"deleted"`
 }
 
 func nullable(s string) *string {
@@ -93,6 +97,8 @@ func messageViewOf(v rooms.MessageView) messageView {
 		OriginalLanguage: m.SourceLanguage,
 		Translated:       v.Translated,
 		CreatedAt:        chat.FormatTime(m.CreatedAt),
+		Revision:         m.Rev(),
+		EditedAt:         nullableTime(m.EditedAt),
 	}
 }
 
@@ -104,6 +110,9 @@ func messageViewOf(v rooms.MessageView) messageView {
 // of JSON (\u003c, \u2028), and every other field is bounded (see
 // docs/decisions.md, "Lists and page size").
 func encodeMessageView(v rooms.MessageView) ([]byte, error) {
+	if v.Message.Deleted() {
+		return json.Marshal(tombstoneViewOf(v.Message))
+	}
 	b, err := json.Marshal(messageViewOf(v))
 	if err != nil || len(b) <= MaxItemBytes || !v.Translated {
 		return b, err

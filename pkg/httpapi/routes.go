@@ -53,6 +53,11 @@ var Routes = []Route{
 	{"ListSupportDeliveriesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries"},
 	{"RedeliverOutboundFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/deliveries/{delivery_id}/redeliver"},
 	{"RedeliverSupportFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/deliveries/{delivery_id}/redeliver"},
+	// Editing and deleting messages (contract section 13).
+	{"EditChannelMessageFunction", http.MethodPatch, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages/{message_id}"},
+	{"DeleteChannelMessageFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages/{message_id}"},
+	{"EditGuestMessageFunction", http.MethodPatch, "/api/v1/external/rooms/{room_id}/messages/{message_id}"},
+	{"DeleteGuestMessageFunction", http.MethodDelete, "/api/v1/external/rooms/{room_id}/messages/{message_id}"},
 	// The guest page and its static files (contract section 12).
 	{GuestPageFunction, http.MethodGet, "/rooms/{room_id}"},
 	{GuestPageFunction, http.MethodGet, "/assets/{file}"},

@@ -1,0 +1,9 @@
+// Command delete-channel-message is DeleteChannelMessageFunction:
+// DELETE /api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages/{message_id} (a member's or admin's deletion).
+package main
+
+import "github.com/chatbridge/chat/pkg/app"
+
+func main() { app.RunHTTP(function) }
+
+const function = "DeleteChannelMessageFunction"
