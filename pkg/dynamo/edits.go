@@ -116,8 +116,8 @@ func (s *Store) DeleteMessage(ctx context.Context, c edits.Change) (chat.Message
 	cond := ownerCond(c, names, values)
 	return s.conditionalUpdate(ctx, "delete message "+c.MessageID, &dynamodb.UpdateItemInput{
 		TableName: &s.table, Key: key(chanPK(c.ChannelID), messageSK(c.MessageID)),
-		ConditionExpression: aws.String(cond),
-		UpdateExpression:    aws.String("SET #del = :now, #by = :by, #ob = :ob REMOVE #c, #tl, #ta, #pa, #ps, #pd"),
+		ConditionExpression:      aws.String(cond),
+		UpdateExpression:         aws.String("SET #del = :now, #by = :by, #ob = :ob REMOVE #c, #tl, #ta, #pa, #ps, #pd"),
 		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	})
 }
