@@ -95,6 +95,14 @@ func TestMemberEditAndDelete(t *testing.T) {
 	ben, ana := bearer(w.ben), bearer(w.ana)
 	id := w.post(t, ben, "Hi Ana, let me check")
 	path := w.msgPath(w.general, id)
+	translate := func(rev int, text string) {
+		t.Helper()
+		if err := w.app.Store.SaveRevision(context.Background(), w.general, id, rev, []chat.Translation{{MessageID: id, Language: "es",
+			Content: text, CreatedAt: time.Now()}}, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	translate(1, "Hola Ana, déjame ver")
 
 	var rec = w.do(t, "PATCH", path, `{"content":"x"}`, ana)
 	if rec.Code != 403 {
@@ -144,12 +152,22 @@ func TestMemberEditAndDelete(t *testing.T) {
 		}
 	}
 
+	if n := w.count(t, "TR#"); n != 0 {
+		t.Fatalf("translations after the edit: got %d, want 0 (revision 1's are removed)", n)
+	}
+	translate(2, "Hola Ana, déjame ver ahora")
+	if l := w.listed(t, ana, id); l.Content != "Hola Ana, déjame ver ahora" || !l.Translated {
+		t.Fatalf("Ana reads %+v, want the revision 2 translation", l)
+	}
 	calls = w.calls(t, "member delete", func() { rec = w.do(t, "DELETE", path, "", ben) })
 	if rec.Code != 204 || len(calls) > 3 {
 		t.Fatalf("delete: got %d %s with %d AWS calls %v, want 204 within 3", rec.Code, rec.Body, len(calls), calls)
 	}
 	if l := w.listed(t, ana, id); !l.Deleted || l.DeletedAt == "" || l.Content != "" || l.OriginalContent != "" {
 		t.Fatalf("tombstone %+v, want deleted with no content", l)
+	}
+	if n := w.count(t, "TR#"); n != 0 {
+		t.Fatalf("translations after the delete: got %d, want 0", n)
 	}
 	if item := w.rawMessage(t, w.general, id); item["content"] != nil || item["deleted_at"] == nil {
 		t.Fatalf("stored item after delete %v, want no content and deleted_at", item)
