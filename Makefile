@@ -23,6 +23,8 @@ FUNCTIONS := \
 	ListOutboundWebhooksFunction:list-outbound-webhooks \
 	ListSupportWebhooksFunction:list-support-webhooks \
 	InboundWebhookFunction:inbound-webhook \
+	EditWebhookMessageFunction:edit-webhook-message \
+	DeleteWebhookMessageFunction:delete-webhook-message \
 	ListInboundRequestsFunction:list-inbound-requests \
 	ListChannelsFunction:list-channels \
 	ListChannelMessagesFunction:list-channel-messages \

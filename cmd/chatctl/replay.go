@@ -49,7 +49,7 @@ func runReplayRelayFailures(ctx context.Context, args []string, stdout, stderr i
 	rp := &relay.Replayer{
 		Failures: sqsqueue.New(client, *failures),
 		Parked:   a.Store,
-		Relay:    &relay.Relay{Queue: translations, Events: delivering.Fanout(a, *deliveries)},
+		Relay:    &relay.Relay{Queue: translations, Events: delivering.Fanout(a, *deliveries), Translations: a.Store},
 		Sweep:    &relay.Sweep{Store: a.Store, Queue: translations, Now: a.Now},
 	}
 	res, runErr := rp.Run(ctx)

@@ -30,6 +30,6 @@ func handler(ctx context.Context) (func(context.Context, events.DynamoDBEvent) (
 		return nil, err
 	}
 	r := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), env[awsenv.EnvQueueURL]),
-		Events: delivering.Fanout(a, env[awsenv.EnvDeliveryQueueURL]), Parking: a.Store}
+		Events: delivering.Fanout(a, env[awsenv.EnvDeliveryQueueURL]), Parking: a.Store, Translations: a.Store}
 	return r.HandleStream, nil
 }

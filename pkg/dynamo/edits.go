@@ -148,47 +148,35 @@ func (s *Store) conditionalUpdate(ctx context.Context, op string, in *dynamodb.U
 	return it.message(), applied, true, nil
 }
 
-// DropTranslations implements edits.Store with one TransactWriteItems
-// (per 99 languages): each translation item is deleted on condition that
-// it is of a revision before rev, beside the audit event. A translation
-// of rev or later that landed meanwhile fails its condition; the
-// transaction is then run again without it. Errors: EUnavailable.
-func (s *Store) DropTranslations(ctx context.Context, id string, langs []string, rev int, audit *webhooks.AuditEvent) error {
-	op := "drop translations of message " + id
-	var items []types.TransactWriteItem
-	if audit != nil {
-		items = append(items, s.auditPut(*audit))
+// Audit implements edits.Store with one PutItem of the audit event.
+// Errors: EUnavailable.
+func (s *Store) Audit(ctx context.Context, ev webhooks.AuditEvent) error {
+	_, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: s.auditPut(ev).Put.Item})
+	return fail("audit "+ev.Action+" "+ev.TargetID, err)
+}
+
+// DeleteTranslations removes every stored translation of message id, of
+// any revision, with one Query and one BatchWriteItem per 25 items: the
+// outbox relay's work for a deleted message. Errors: EUnavailable.
+func (s *Store) DeleteTranslations(ctx context.Context, id string) error {
+	op := "delete translations of message " + id
+	items, err := s.queryAll(ctx, op, &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :tr)"),
+		ProjectionExpression:      aws.String("#pk, #sk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": attrPK, "#sk": attrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": str(translationPK(id)), ":tr": str(translationSK(""))},
+	})
+	if err != nil {
+		return err
 	}
-	for _, l := range langs {
-		items = append(items, types.TransactWriteItem{Delete: &types.Delete{
-			TableName: &s.table, Key: key(translationPK(id), translationSK(l)),
-			ConditionExpression:       aws.String("attribute_not_exists(#rev) OR #rev < :rev"),
-			ExpressionAttributeNames:  map[string]string{"#rev": attrRevision},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":rev": num(int64(rev))},
-		}})
+	reqs := make([]types.WriteRequest, len(items))
+	for i, it := range items {
+		reqs[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key(getS(it, attrPK), getS(it, attrSK))}}
 	}
-	for len(items) > 0 {
-		chunk := items[:min(len(items), 100)]
-		for attempt := 0; len(chunk) > 0; attempt++ {
-			_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: chunk})
-			if err == nil {
-				break
-			}
-			reasons := cancellation(err)
-			if reasons == nil || attempt >= 4 {
-				return fail(op, err)
-			}
-			var keep []types.TransactWriteItem
-			for i, it := range chunk {
-				if !conditionFailed(reasons, i) {
-					keep = append(keep, it)
-				}
-			}
-			chunk = keep
-		}
-		items = items[min(len(items), 100):]
+	if len(reqs) == 0 {
+		return nil
 	}
-	return nil
+	return s.batchWrite(ctx, op, reqs)
 }
 
 // timeOr returns *t, or the zero time for nil.
@@ -206,3 +194,19 @@ func (a *authorAttr) author() chat.Author {
 	}
 	return chat.Author{Type: a.Type, ID: a.ID, Name: a.Name, AvatarURL: a.AvatarURL, Language: a.Language}
 }
+
+// RewriteLog implements inbound.LogRewriter with one PutItem that replaces
+// record rec.ID (written before its request's outcome was known).
+// Errors: EUnavailable.
+func (s *Store) RewriteLog(ctx context.Context, rec chat.RequestLog) error {
+	av, err := attributevalue.MarshalMap(requestLogItemOf(rec))
+	if err != nil {
+		return chat.Internal(err)
+	}
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av})
+	return fail("rewrite request log "+rec.ID, err)
+}
+
+// OutboxOf returns the change (OutboxEdited, OutboxDeleted) that a stream
+// record's new image of a message item reports, or "" for any other write.
+func OutboxOf(image map[string]types.AttributeValue) string { return getS(image, attrOutbox) }

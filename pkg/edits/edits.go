@@ -47,8 +47,7 @@ type Change struct {
 	// AnyAuthor lets a deletion take any message of the actor's workspace
 	// (an admin), not only the actor's own.
 	AnyAuthor bool
-	// Pending is the new revision's untranslated marker for the sweep,
-	// unset for a message that skips translation (the store decides).
+	// Now is when the change is made.
 	Now time.Time
 }
 
@@ -70,11 +69,8 @@ type Store interface {
 	// workspace, is not deleted, and was posted by c.Actor or c.AnyAuthor
 	// is set. Results as EditMessage. Errors: EUnavailable.
 	DeleteMessage(ctx context.Context, c Change) (old chat.Message, applied, found bool, err error)
-	// DropTranslations removes the stored translations of message id into
-	// langs that are of a revision before rev (a newer one stored
-	// meanwhile stays), and stores audit when not nil, in one call.
-	// Errors: EUnavailable.
-	DropTranslations(ctx context.Context, id string, langs []string, rev int, audit *webhooks.AuditEvent) error
+	// Audit writes ev to the workspace's audit trail. Errors: EUnavailable.
+	Audit(ctx context.Context, ev webhooks.AuditEvent) error
 }
 
 // Service edits and deletes messages.
@@ -152,14 +148,10 @@ func (s *Service) Edit(ctx context.Context, actor Actor, channelID, messageID, c
 			return rooms.MessageView{}, err
 		}
 		if applied {
-			m := Edited(old, content, c.Now)
-			if len(old.TranslatedLanguages) > 0 {
-				// The old revision's translations: never shown again (the
-				// write cleared their languages), removed so that the old
-				// content leaves the table. A failure leaves them unshown.
-				_ = s.Store.DropTranslations(ctx, m.ID, old.TranslatedLanguages, m.Revision, nil)
-			}
-			return rooms.ViewOf(m, nil, ""), nil
+			// The old revision's translations are never shown again: the
+			// write cleared the languages that name them. The new
+			// revision's replace them; a deletion removes them all.
+			return rooms.ViewOf(Edited(old, content, c.Now), nil, ""), nil
 		}
 		if err := refusal(actor, old, found, false, rev); err != nil {
 			return rooms.MessageView{}, err
@@ -192,18 +184,14 @@ func (s *Service) Delete(ctx context.Context, actor Actor, channelID, messageID 
 			return err
 		}
 		if applied {
-			var audit *webhooks.AuditEvent
-			if !isAuthor(actor, old) {
-				audit = &webhooks.AuditEvent{ID: s.IDs.New(c.Now), WorkspaceID: actor.WorkspaceID, ActorType: actor.Type,
-					ActorID: actor.ID, Action: ActionMessageDeleted, TargetType: "message", TargetID: old.ID,
-					Changes: []string{}, CreatedAt: c.Now, ExpiresAt: c.Now.Add(webhooks.AuditRetention)}
+			// The stored translations go off the request path: the
+			// deletion's stream record has the outbox relay remove them.
+			if isAuthor(actor, old) {
+				return nil
 			}
-			if len(old.TranslatedLanguages) > 0 || audit != nil {
-				if err := s.Store.DropTranslations(ctx, old.ID, old.TranslatedLanguages, old.Rev()+1, audit); err != nil {
-					return err
-				}
-			}
-			return nil
+			return s.Store.Audit(ctx, webhooks.AuditEvent{ID: s.IDs.New(c.Now), WorkspaceID: actor.WorkspaceID, ActorType: actor.Type,
+				ActorID: actor.ID, Action: ActionMessageDeleted, TargetType: "message", TargetID: old.ID,
+				Changes: []string{}, CreatedAt: c.Now, ExpiresAt: c.Now.Add(webhooks.AuditRetention)})
 		}
 		err = refusal(actor, old, found, true, 0)
 		if chat.IsCode(err, chat.EMessageDeleted) {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/edits"
+	"github.com/chatbridge/chat/pkg/emf"
+	"github.com/chatbridge/chat/pkg/inbound"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -147,4 +149,42 @@ func nullableTime(t time.Time) *string {
 	}
 	s := chat.FormatTime(t)
 	return &s
+}
+
+// WebhookChanger decides an inbound webhook's edits and deletions
+// (inbound.Changes).
+type WebhookChanger interface {
+	Change(ctx context.Context, req inbound.Request, c inbound.Change) inbound.ChangeResult
+}
+
+// EditWebhookMessageHandler serves PATCH /webhooks/{webhook}/messages/{message_id}
+// and DeleteWebhookMessageHandler DELETE on the same path (contract
+// section 13): the post's credential scheme, quota and request log, with
+// the X-RateLimit-* headers.
+func EditWebhookMessageHandler(c WebhookChanger, now chat.Clock, m emf.Recorder) http.Handler {
+	return webhookChange(c, now, m, false)
+}
+
+// DeleteWebhookMessageHandler: see EditWebhookMessageHandler.
+func DeleteWebhookMessageHandler(c WebhookChanger, now chat.Clock, m emf.Recorder) http.Handler {
+	return webhookChange(c, now, m, true)
+}
+
+func webhookChange(c WebhookChanger, now chat.Clock, m emf.Recorder, deleting bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		req := readInbound(r, now)
+		res := c.Change(r.Context(), req, inbound.Change{MessageID: r.PathValue("message_id"), Delete: deleting,
+			IfMatch: strings.Join(r.Header.Values("If-Match"), ",")})
+		writeQuota(w, res.Quota)
+		recordInbound(r.Context(), m, res.Result)
+		switch {
+		case res.Err != nil:
+			Error(w, r, res.Err)
+		case deleting:
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			writeEdited(w, res.View)
+		}
+	})
 }

@@ -58,6 +58,8 @@ var Routes = []Route{
 	{"DeleteChannelMessageFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages/{message_id}"},
 	{"EditGuestMessageFunction", http.MethodPatch, "/api/v1/external/rooms/{room_id}/messages/{message_id}"},
 	{"DeleteGuestMessageFunction", http.MethodDelete, "/api/v1/external/rooms/{room_id}/messages/{message_id}"},
+	{"EditWebhookMessageFunction", http.MethodPatch, "/webhooks/{webhook}/messages/{message_id}"},
+	{"DeleteWebhookMessageFunction", http.MethodDelete, "/webhooks/{webhook}/messages/{message_id}"},
 	// The guest page and its static files (contract section 12).
 	{GuestPageFunction, http.MethodGet, "/rooms/{room_id}"},
 	{GuestPageFunction, http.MethodGet, "/assets/{file}"},

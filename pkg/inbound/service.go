@@ -117,6 +117,16 @@ type decision struct {
 
 func (d *decision) run(ctx context.Context) Result {
 	now := d.svc.Now()
+	if res, ok := d.admit(ctx, now); !ok {
+		return res
+	}
+	obj, jsonErr := jsonbody.ParseObject(d.req.Body)
+	return d.posted(ctx, obj, jsonErr, now)
+}
+
+// admit applies steps 2 and 3 (quota, size) and refuses an unreadable
+// body; ok is false with the answer when the request stops there.
+func (d *decision) admit(ctx context.Context, now time.Time) (Result, bool) {
 	// Step 2: quota. Every request from here on is counted and logged.
 	limit := d.cfg.Workspace.WebhookQuota
 	if limit <= 0 {
@@ -126,23 +136,27 @@ func (d *decision) run(ctx context.Context) Result {
 	reset := window.Add(QuotaWindow)
 	count, err := d.svc.Quota.Hit(ctx, d.cfg.Workspace.ID, window, reset)
 	if err != nil {
-		return d.reject(ctx, err)
+		return d.reject(ctx, err), false
 	}
 	d.quota = &QuotaState{Limit: limit, Remaining: max(0, limit-int(count)), Reset: reset}
 	if count > int64(limit) {
 		retry := int(reset.Sub(now).Seconds() + 0.999)
 		e := chat.Errorf(chat.EQuotaExceeded, "The webhook request quota of this workspace is exhausted. Retry after the window resets.")
 		e.RetryAfter = max(1, retry)
-		return d.reject(ctx, e)
+		return d.reject(ctx, e), false
 	}
 	// Step 3: size.
 	if d.req.TooLarge || len(d.req.Body) > MaxBodyBytes {
-		return d.reject(ctx, chat.Errorf(chat.EPayloadTooLarge, "The request body must not be larger than 64 KiB."))
+		return d.reject(ctx, chat.Errorf(chat.EPayloadTooLarge, "The request body must not be larger than 64 KiB.")), false
 	}
 	if d.req.ReadErr != nil {
-		return d.reject(ctx, chat.Errorf(chat.EInvalidJSON, "The request body could not be read."))
+		return d.reject(ctx, chat.Errorf(chat.EInvalidJSON, "The request body could not be read.")), false
 	}
-	obj, jsonErr := jsonbody.ParseObject(d.req.Body)
+	return Result{}, true
+}
+
+// posted applies steps 4 to 7 to a post's body.
+func (d *decision) posted(ctx context.Context, obj jsonbody.Object, jsonErr error, now time.Time) Result {
 	// Step 4: credentials, before the body is judged.
 	sig, err := d.authenticate(obj, now)
 	if err != nil {

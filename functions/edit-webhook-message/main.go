@@ -1,0 +1,9 @@
+// Command edit-webhook-message is EditWebhookMessageFunction:
+// PATCH /webhooks/{webhook}/messages/{message_id} (an inbound webhook edits a message it posted).
+package main
+
+import "github.com/chatbridge/chat/pkg/app"
+
+func main() { app.RunHTTP(function) }
+
+const function = "EditWebhookMessageFunction"

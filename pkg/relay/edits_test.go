@@ -1,0 +1,92 @@
+package relay_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/edits"
+	"github.com/chatbridge/chat/pkg/relay"
+	"github.com/chatbridge/chat/pkg/sqsqueue"
+)
+
+// An edit's stream record queues its new revision for translation like a
+// new message (the old revision's job, delivered again, stores nothing);
+// a deletion's has the relay remove the stored translations.
+func TestRelayTranslatesEditsAndCleansDeletions(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	bot := edits.Actor{Type: chat.AuthorBot, ID: ids.New(now), Name: "CI Bot", WorkspaceID: ids.New(now)}
+	m := chat.Message{ID: ids.New(now), WorkspaceID: bot.WorkspaceID, ChannelID: w.channel,
+		Author: chat.Author{Type: bot.Type, ID: bot.ID, Name: bot.Name}, Content: "Hello", SourceLanguage: "en",
+		Status: chat.MessageQueued, CreatedAt: now}
+	if err := w.store.PutMessage(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	r := &relay.Relay{Queue: sqsqueue.New(w.st.SQS, w.st.Resources.Queues["TranslationQueue"]), Translations: w.store}
+	relayAll := func() {
+		t.Helper()
+		resp, err := r.HandleStream(ctx, allStreamRecords(t, w))
+		if err != nil || len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("relay: %+v %v", resp, err)
+		}
+	}
+	stored := func() map[string]string {
+		t.Helper()
+		out, err := w.st.DB.Query(ctx, &dynamodb.QueryInput{TableName: &w.st.Table, ConsistentRead: aws.Bool(true),
+			KeyConditionExpression:    aws.String("pk = :pk"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "MSG#" + m.ID}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, it := range out.Items {
+			got[it["sk"].(*types.AttributeValueMemberS).Value] = it["content"].(*types.AttributeValueMemberS).Value
+		}
+		return got
+	}
+	relayAll()
+	if n := w.translateQueue(t, &spanish{}); n != 1 {
+		t.Fatalf("jobs after the post: got %d, want 1", n)
+	}
+	if got := stored(); got["TR#es"] != "[es] Hello" {
+		t.Fatalf("translations after the post: %v", got)
+	}
+
+	_, applied, _, err := w.store.EditMessage(ctx, edits.Change{ChannelID: w.channel, MessageID: m.ID, Actor: bot,
+		Content: "Hello again", Now: time.Now().UTC()})
+	if err != nil || !applied {
+		t.Fatalf("edit: applied %v, %v", applied, err)
+	}
+	// The whole stream again: the insert's job (revision 1) comes back
+	// beside the edit's (revision 2), in whatever order the queue gives.
+	relayAll()
+	tr := &spanish{}
+	if n := w.translateQueue(t, tr); n != 2 {
+		t.Fatalf("jobs after the edit: got %d, want 2 (the post's again, the edit's)", n)
+	}
+	if tr.calls.Load() != 1 {
+		t.Fatalf("translator calls after the edit: got %d, want 1 (only the new content)", tr.calls.Load())
+	}
+	if got := stored(); got["TR#es"] != "[es] Hello again" {
+		t.Fatalf("translations after the edit: %v, want the revision 2 one", got)
+	}
+
+	if _, applied, _, err := w.store.DeleteMessage(ctx, edits.Change{ChannelID: w.channel, MessageID: m.ID, Actor: bot,
+		Now: time.Now().UTC()}); err != nil || !applied {
+		t.Fatalf("delete: applied %v, %v", applied, err)
+	}
+	relayAll()
+	if got := stored(); len(got) != 0 {
+		t.Fatalf("translations after the deletion: %v, want none", got)
+	}
+	w.translateQueue(t, &spanish{})
+	if got := stored(); len(got) != 0 {
+		t.Fatalf("translations after late jobs of a deleted message: %v, want none", got)
+	}
+}
