@@ -118,4 +118,3 @@ func TestSignedWebhookEditCannotBeReplayed(t *testing.T) {
 		t.Fatalf("newest log record %+v, want rejected 404", l[0])
 	}
 }
-
