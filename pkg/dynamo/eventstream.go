@@ -26,7 +26,9 @@ const (
 	ChangeTranslated = "translated" // a message's translations finished
 	ChangeRoom       = "room"       // a room created
 	ChangeRoomClosed = "room_closed"
-	ChangeGuest      = "guest" // a guest joined or re-joined
+	ChangeGuest      = "guest"   // a guest joined or re-joined
+	ChangeEdited     = "edited"  // a message's content edited (a new revision)
+	ChangeDeleted    = "deleted" // a message deleted
 )
 
 // Change is a stream record that reports an event.
@@ -52,6 +54,12 @@ func ChangeFromImage(eventName string, image map[string]types.AttributeValue) (C
 		}
 		if insert {
 			return Change{Kind: ChangeMessage, Message: m}, true
+		}
+		switch {
+		case modify && OutboxOf(image) == OutboxEdited:
+			return Change{Kind: ChangeEdited, Message: m}, true
+		case modify && OutboxOf(image) == OutboxDeleted:
+			return Change{Kind: ChangeDeleted, Message: m}, true
 		}
 		at, err := time.Parse(time.RFC3339Nano, getS(image, attrTranslatedAt))
 		if modify && err == nil && getS(image, attrPendingShard) == "" {

@@ -2,14 +2,18 @@ package relay_test
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/edits"
+	evs "github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
@@ -88,5 +92,70 @@ func TestRelayTranslatesEditsAndCleansDeletions(t *testing.T) {
 	w.translateQueue(t, &spanish{})
 	if got := stored(); len(got) != 0 {
 		t.Fatalf("translations after late jobs of a deleted message: %v, want none", got)
+	}
+}
+
+// An edit and a deletion of a guest's message reach the outbound webhook
+// subscribed to every type (message.updated, message.deleted) and the
+// support webhook (room.message_updated, room.message_deleted), once each,
+// with no content in the deletion's.
+func TestEditEventsFromTheStream(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	_, m := seedEveryEvent(t, w)
+	guest := edits.Actor{Type: chat.AuthorGuest, ID: m.Author.ID, Name: m.Author.Name, WorkspaceID: m.WorkspaceID}
+	if _, ok, _, err := w.store.EditMessage(ctx, edits.Change{ChannelID: m.ChannelID, MessageID: m.ID, Actor: guest,
+		Content: "hola de nuevo", Now: time.Now().UTC()}); err != nil || !ok {
+		t.Fatalf("edit: %v %v", ok, err)
+	}
+	if _, ok, _, err := w.store.DeleteMessage(ctx, edits.Change{ChannelID: m.ChannelID, MessageID: m.ID, Actor: guest,
+		Now: time.Now().UTC()}); err != nil || !ok {
+		t.Fatalf("delete: %v %v", ok, err)
+	}
+	dq := w.st.Resources.Queues["DeliveryQueue"]
+	r := &relay.Relay{Queue: sqsqueue.New(w.st.SQS, w.st.Resources.Queues["TranslationQueue"]),
+		Events: &relay.Fanout{Store: w.store, Queue: sqsqueue.New(w.st.SQS, dq)}, Translations: w.store}
+	resp, err := r.HandleStream(ctx, allStreamRecords(t, w))
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("relay: %+v %v", resp, err)
+	}
+	got := map[string][]byte{}
+	for {
+		out, err := w.st.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: &dq, MaxNumberOfMessages: 10, VisibilityTimeout: 60})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Messages) == 0 {
+			break
+		}
+		for _, msg := range out.Messages {
+			d, err := evs.UnmarshalQueue(aws.ToString(msg.Body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, dup := got[d.Kind+" "+d.EventType]; dup {
+				t.Fatalf("%s %s delivered twice", d.Kind, d.EventType)
+			}
+			got[d.Kind+" "+d.EventType] = d.Body
+		}
+	}
+	for _, k := range []string{"outbound message.updated", "outbound message.deleted", "support room.message_updated", "support room.message_deleted"} {
+		if got[k] == nil {
+			t.Fatalf("no %s delivery among %d", k, len(got))
+		}
+	}
+	var up struct{ Data evs.Message }
+	if err := json.Unmarshal(got["outbound message.updated"], &up); err != nil || up.Data.Content != "hola de nuevo" ||
+		up.Data.Revision != 2 || up.Data.EditedAt == "" {
+		t.Fatalf("message.updated %s, want the new content at revision 2", got["outbound message.updated"])
+	}
+	var del struct{ Data map[string]any }
+	if err := json.Unmarshal(got["outbound message.deleted"], &del); err != nil || del.Data["id"] != m.ID || del.Data["deleted_at"] == nil {
+		t.Fatalf("message.deleted %s", got["outbound message.deleted"])
+	}
+	for _, k := range []string{"outbound message.deleted", "support room.message_deleted"} {
+		if strings.Contains(string(got[k]), "hola") {
+			t.Fatalf("%s carries content: %s", k, got[k])
+		}
 	}
 }
