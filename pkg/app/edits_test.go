@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/edits"
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/translation"
 )
@@ -375,6 +376,26 @@ func TestConcurrentEdits(t *testing.T) {
 	if v.Revision != 51 {
 		t.Fatalf("revision after 50 edits: got %d, want 51", v.Revision)
 	}
+	// The 51 revisions' jobs, all at once, in no order: Ana (es-ES) ends
+	// up reading the translation of the last content, never an earlier one.
+	page, err := w.app.Store.ListMessages(context.Background(), w.general, "", 1)
+	if err != nil || len(page.Items) != 1 {
+		t.Fatal(err)
+	}
+	svc := &translation.Service{Store: w.app.Store, Translator: &fixedTranslator{}}
+	for rev := 51; rev >= 1; rev-- {
+		job := messages.JobOf(page.Items[0])
+		job.Revision = rev
+		wg.Go(func() {
+			if err := svc.Process(context.Background(), job); err != nil {
+				t.Errorf("job of revision %d: %v", rev, err)
+			}
+		})
+	}
+	wg.Wait()
+	if a := w.listed(t, bearer(w.ana), id); a.Content != v.OriginalContent+" [es]" || !a.Translated {
+		t.Fatalf("Ana reads %q (translated %v), want the translation of %q", a.Content, a.Translated, v.OriginalContent)
+	}
 	won := make([]int, 0)
 	for i := range codes {
 		wg.Go(func() {
@@ -410,4 +431,40 @@ func (w *memberWorld) serveCode(t *testing.T, method, path, body string, hdr map
 	rec := httptest.NewRecorder()
 	w.h.ServeHTTP(rec, req)
 	return rec.Code
+}
+
+// Content at the limits: 40,000 characters of each class the posting
+// tests use. Over HTTP only what fits 64 KiB can be sent (ASCII, '<'
+// unescaped); the others go through the edit service on the same store.
+func TestEditContentAtTheLimits(t *testing.T) {
+	w := newMemberWorld(t)
+	ben := bearer(w.ben)
+	for _, char := range []string{"a", "<"} {
+		id := w.post(t, ben, "short")
+		content := strings.Repeat(char, messages.MaxContentLen)
+		rec := w.do(t, "PATCH", w.msgPath(w.general, id), `{"content":"`+content+`"}`, ben)
+		if rec.Code != 200 {
+			t.Fatalf("%q: edit to 40,000: got %d %.300s, want 200", char, rec.Code, rec.Body)
+		}
+		if v := w.listed(t, ben, id); v.OriginalContent != content || v.Revision != 2 {
+			t.Fatalf("%q: listed %d bytes at revision %d, want the 40,000 characters at revision 2", char, len(v.OriginalContent), v.Revision)
+		}
+	}
+	svc := &edits.Service{Store: w.app.Store, IDs: chat.NewIDs(), Now: time.Now}
+	actor := edits.Actor{Type: chat.AuthorUser, ID: w.ben.ID, Name: w.ben.Name, WorkspaceID: w.ws.ID}
+	for _, char := range []string{"\u2028", "\U0001F600", "\uffff", "é"} {
+		id := w.post(t, ben, "short")
+		content := "x" + strings.Repeat(char, messages.MaxContentLen-1)
+		v, err := svc.Edit(context.Background(), actor, w.general, id, content, "1")
+		if err != nil || v.Message.Rev() != 2 {
+			t.Fatalf("%+q: edit to 40,000: %v (revision %d)", char, err, v.Message.Rev())
+		}
+		if _, err := svc.Edit(context.Background(), actor, w.general, id, content+char, ""); !chat.IsCode(err, chat.EValidation) {
+			t.Fatalf("%+q: 40,001 characters: got %v, want a validation error", char, err)
+		}
+		page, err := w.app.Store.ListMessages(context.Background(), w.general, "", 1)
+		if err != nil || len(page.Items) != 1 || page.Items[0].ID != id || page.Items[0].Content != content {
+			t.Fatalf("%+q: stored content differs (%v)", char, err)
+		}
+	}
 }
