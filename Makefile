@@ -23,10 +23,16 @@ FUNCTIONS := \
 	ListOutboundWebhooksFunction:list-outbound-webhooks \
 	ListSupportWebhooksFunction:list-support-webhooks \
 	InboundWebhookFunction:inbound-webhook \
+	EditWebhookMessageFunction:edit-webhook-message \
+	DeleteWebhookMessageFunction:delete-webhook-message \
 	ListInboundRequestsFunction:list-inbound-requests \
 	ListChannelsFunction:list-channels \
 	ListChannelMessagesFunction:list-channel-messages \
 	PostChannelMessageFunction:post-channel-message \
+	EditChannelMessageFunction:edit-channel-message \
+	DeleteChannelMessageFunction:delete-channel-message \
+	EditGuestMessageFunction:edit-guest-message \
+	DeleteGuestMessageFunction:delete-guest-message \
 	CreateRoomFunction:create-room \
 	ListRoomsFunction:list-rooms \
 	CloseRoomFunction:close-room \

@@ -26,9 +26,10 @@
 
   function say(text) { status.textContent = text; }
 
-  async function api(method, path, body) {
+  async function api(method, path, body, ifMatch) {
     const headers = { "Accept": "application/json" };
     if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (ifMatch) headers["If-Match"] = ifMatch;
     if (token) headers["X-Service-Guest-Token"] = token;
     const resp = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit", cache: "no-store" });
     let data = null;
@@ -120,7 +121,7 @@
           upsert(frame.data);
           break;
         case "message.deleted":
-          if (frame.data && views.has(frame.data.id)) upsert(Object.assign({}, views.get(frame.data.id), { deleted: true }));
+          if (frame.data && views.has(frame.data.id)) upsert(tombstone(views.get(frame.data.id)));
           break;
         case "message.too_large":
           load();
@@ -263,6 +264,7 @@
     content.textContent = v.deleted ? "This message was deleted." : v.content;
     if (v.edited_at && !v.deleted) content.append(Object.assign(document.createElement("span"), { className: "meta", textContent: " (edited)" }));
     li.append(meta, content);
+    if (mine && !v.deleted) li.append(ownActions(li, v));
     if (v.translated && !v.deleted) {
       const label = document.createElement("span");
       label.className = "meta";
@@ -286,6 +288,49 @@
         li.append(orig);
       }
     }
+  }
+
+  // tombstone is what a deletion leaves of v: no text, in the page or in memory.
+  const tombstone = (v) => ({ id: v.id, channel_id: v.channel_id, author: v.author, created_at: v.created_at, deleted: true });
+
+  // A guest edits and deletes its own messages (contract section 13).
+  function ownActions(li, v) {
+    const bar = document.createElement("span");
+    bar.className = "actions";
+    const edit = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: "Edit" });
+    const del = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: "Delete" });
+    edit.setAttribute("aria-label", "Edit your message");
+    del.setAttribute("aria-label", "Delete your message");
+    edit.addEventListener("click", () => {
+      const form = document.createElement("form");
+      form.className = "edit";
+      const box = Object.assign(document.createElement("textarea"), { value: v.original_content, rows: 2 });
+      box.setAttribute("aria-label", "New text of your message");
+      const save = Object.assign(document.createElement("button"), { type: "submit", textContent: "Save" });
+      const cancel = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: "Cancel" });
+      const err = Object.assign(document.createElement("span"), { className: "error" });
+      err.setAttribute("role", "alert");
+      cancel.addEventListener("click", () => render(li, views.get(v.id)));
+      form.addEventListener("submit", async (ev) => {
+        ev.preventDefault();
+        const r = await api("PATCH", "/messages/" + encodeURIComponent(v.id), { content: box.value }, String(v.revision || 1)).catch(() => ({ status: 0 }));
+        if (r.status === 200) { upsert(r.data.data); return; }
+        if (r.status === 410) { err.textContent = "This message can no longer be edited."; return; }
+        if (r.status === 412) { err.textContent = "The message changed meanwhile; reload to edit its latest text."; return; }
+        err.textContent = firstError(r.data, "The message could not be edited. Please try again.");
+      });
+      form.append(box, save, cancel, err);
+      li.querySelector("p.content").replaceWith(form);
+      bar.remove();
+      box.focus();
+    });
+    del.addEventListener("click", async () => {
+      const r = await api("DELETE", "/messages/" + encodeURIComponent(v.id)).catch(() => ({ status: 0 }));
+      if (r.status === 204) upsert(tombstone(views.get(v.id)));
+      else say("The message could not be deleted.");
+    });
+    bar.append(" ", edit, " ", del);
+    return bar;
   }
 
   // Typing: at most one signal every 3 s, only while live.

@@ -298,6 +298,20 @@ func TestGuestPageInChromium(t *testing.T) {
 	waitFor(t, guests[0].tab, "Marta's own post is set apart", `[...document.querySelectorAll("#messages li.mine .content")].some(e => e.textContent === `+js(reply)+`)`)
 	waitFor(t, guests[1].tab, "the bot's post is marked", `document.querySelector("#m-`+id+` .badge")?.textContent === "bot"`)
 
+	// Marta edits her reply on her page, then deletes it (contract section
+	// 13): Élodie reads the edit, marked, live, then no text at all.
+	const edited = "Gracias, ya lo probé."
+	mine := `[...document.querySelectorAll("#messages li.mine")].find(li => li.querySelector(".content")?.textContent.startsWith(` + js(reply) + `))`
+	runIn(t, guests[0].tab, "edit", chromedp.Evaluate(`(() => { const li = `+mine+`; li.querySelector(".actions button").click();
+		li.querySelector("form.edit textarea").value = `+js(edited)+`; li.querySelector("form.edit").requestSubmit(); return true; })()`, nil))
+	theirs := `[...document.querySelectorAll("#messages li")].find(li => li.querySelector(".content")?.textContent.startsWith(` + js(edited) + `))`
+	waitFor(t, guests[1].tab, "Élodie reads the edit, marked edited", `(`+theirs+`)?.textContent.includes("(edited)") === true`)
+	var editedID string
+	runIn(t, guests[1].tab, "the edited message's id", chromedp.Evaluate(`(`+theirs+`).id`, &editedID))
+	runIn(t, guests[0].tab, "delete", chromedp.Evaluate(`document.querySelector("#`+editedID+` .actions button:nth-of-type(2)").click() || true`, nil))
+	waitFor(t, guests[1].tab, "Élodie sees it deleted, its text gone",
+		`document.querySelector("#`+editedID+`.deleted .content")?.textContent === "This message was deleted." && !document.getElementById("`+editedID+`").textContent.includes("Gracias")`)
+
 	// Typing: Élodie types; Marta's page says so (an aria-live region).
 	typed := time.Now()
 	runIn(t, guests[1].tab, "type", chromedp.SendKeys("#content", "Je", chromedp.ByID))

@@ -422,7 +422,7 @@ func TestServeWebhooksTestAndRecover(t *testing.T) {
 
 // TestServeDeliveriesMatchTheEventCatalog sends, through chatctl serve,
 // an event of every type to an outbound webhook subscribed to all of them
-// and a support webhook, and validates every delivery received (headers
+// and a support webhook (a guest's post, edit and deletion among them), and validates every delivery received (headers
 // and body) against openapi.yaml's webhooks section.
 func TestServeDeliveriesMatchTheEventCatalog(t *testing.T) {
 	// With Apertium, the guest's Spanish is translated for the admin, and
@@ -433,7 +433,7 @@ func TestServeDeliveriesMatchTheEventCatalog(t *testing.T) {
 	}
 	s := serveForTest(t, "1s", "")
 	rcv := newReceiver(t, func() int { return http.StatusNoContent })
-	all := `["message.created","message.translated","room.created","room.guest_joined","room.closed","webhook.disabled"]`
+	all := `["message.created","message.translated","room.created","room.guest_joined","room.closed","webhook.disabled","message.updated","message.deleted"]`
 	status, out := s.call(t, "POST", "/outbound-webhooks", `{"name":"all","url":"`+rcv.URL+`/all","events":`+all+`}`)
 	if status != 201 {
 		t.Fatalf("create outbound webhook: got %d %v, want 201", status, out)
@@ -456,9 +456,9 @@ func TestServeDeliveriesMatchTheEventCatalog(t *testing.T) {
 		t.Fatalf("create room: got %d %v, want 201", status, room)
 	}
 	roomID := dataOf(t, room)["room_id"].(string)
-	post := func(path, token, header, body string, want int) map[string]any {
+	send := func(method, path, token, header, body string, want int) map[string]any {
 		t.Helper()
-		req, _ := http.NewRequest("POST", s.base+path, strings.NewReader(body))
+		req, _ := http.NewRequest(method, s.base+path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		if token != "" {
 			req.Header.Set(header, token)
@@ -471,13 +471,20 @@ func TestServeDeliveriesMatchTheEventCatalog(t *testing.T) {
 		var v map[string]any
 		_ = json.NewDecoder(resp.Body).Decode(&v)
 		if resp.StatusCode != want {
-			t.Fatalf("POST %s: got %d %v, want %d", path, resp.StatusCode, v, want)
+			t.Fatalf("%s %s: got %d %v, want %d", method, path, resp.StatusCode, v, want)
 		}
 		return v
 	}
+	post := func(path, token, header, body string, want int) map[string]any {
+		t.Helper()
+		return send("POST", path, token, header, body, want)
+	}
 	joined := post("/api/v1/external/rooms/"+roomID+"/guests", "", "", `{"nickname":"Marta","preferred_language":"es"}`, 201)
 	guestToken := dataOf(t, joined)["session"].(map[string]any)["token"].(string)
-	post("/api/v1/external/rooms/"+roomID+"/messages", guestToken, "X-Service-Guest-Token", `{"content":"Hola, ¿me ayudan?"}`, 201)
+	posted := post("/api/v1/external/rooms/"+roomID+"/messages", guestToken, "X-Service-Guest-Token", `{"content":"Hola, ¿me ayudan?"}`, 201)
+	msgPath := "/api/v1/external/rooms/" + roomID + "/messages/" + dataOf(t, posted)["id"].(string)
+	send("PATCH", msgPath, guestToken, "X-Service-Guest-Token", `{"content":"Hola, ¿me ayudan ahora?"}`, 200)
+	send("DELETE", msgPath, guestToken, "X-Service-Guest-Token", "", 204)
 	post("/api/v1/workspaces/"+s.ws+"/channels/"+s.channel+"/messages", "Bearer "+s.adminToken, "Authorization", `{"content":"Hello, Marta"}`, 201)
 	if status, body := s.call(t, "POST", "/rooms/"+roomID+"/close", ""); status != 200 {
 		t.Fatalf("close room: got %d %v, want 200", status, body)
@@ -485,7 +492,8 @@ func TestServeDeliveriesMatchTheEventCatalog(t *testing.T) {
 	if status, body := s.call(t, "POST", "/outbound-webhooks/"+outID+"/test", ""); status != 200 {
 		t.Fatalf("test: got %d %v, want 200", status, body)
 	}
-	want := []string{"message.created", "room.created", "room.guest_joined", "room.message_created", "room.closed", "webhook.test", "webhook.disabled"}
+	want := []string{"message.created", "room.created", "room.guest_joined", "room.message_created", "room.closed", "webhook.test", "webhook.disabled",
+		"message.updated", "message.deleted", "room.message_updated", "room.message_deleted"}
 	if translated {
 		want = append(want, "message.translated")
 	}

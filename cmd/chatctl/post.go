@@ -18,7 +18,8 @@ import (
 )
 
 // runPost implements `chatctl post`: it sends one correctly authenticated
-// inbound webhook request and prints what it sent (the string it signed
+// inbound webhook request (a post, or with --edit or --delete a change of
+// a message the webhook posted) and prints what it sent (the string it signed
 // and the signature, so that a sender's author can compare) on stderr and
 // the response on stdout.
 func runPost(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -30,29 +31,50 @@ func runPost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	key := fs.String("idempotency-key", "", "an Idempotency-Key for safe retries")
 	channel := fs.String("channel", "", "post to this channel of the webhook's workspace instead of its own")
 	skip := fs.Bool("skip-translation", false, "deliver the content as it is, untranslated")
+	edit := fs.String("edit", "", "edit message `ID` (one the webhook posted) to the content instead of posting")
+	del := fs.String("delete", "", "delete message `ID` (one the webhook posted) instead of posting; takes no content")
+	ifMatch := fs.String("if-match", "", "with --edit: the revision the edit expects (If-Match)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *webhookURL == "" || fs.NArg() != 1 || (*secret == "") == (*signing == "") {
+	wantArgs := 1
+	if *del != "" {
+		wantArgs = 0
+	}
+	if *webhookURL == "" || fs.NArg() != wantArgs || (*secret == "") == (*signing == "") || (*edit != "" && *del != "") {
 		fs.Usage()
-		return errors.New("post: want --webhook-url, exactly one of --secret and --signing-secret, and the content")
+		return errors.New("post: want --webhook-url, exactly one of --secret and --signing-secret, and the content (none with --delete; not both --edit and --delete)")
 	}
 	u, err := url.Parse(*webhookURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("post: --webhook-url %q is not an http(s) URL", *webhookURL)
 	}
-	payload := map[string]any{"content": fs.Arg(0)}
+	method := http.MethodPost
+	payload := map[string]any{}
+	if *del == "" {
+		payload["content"] = fs.Arg(0)
+	}
 	if *channel != "" {
 		payload["channel_id"] = *channel
 	}
 	if *skip {
 		payload["skip_translation"] = true
 	}
-	body, err := json.Marshal(payload)
-	if err != nil {
-		return err
+	if id := *edit + *del; id != "" {
+		// Contract section 13: the message's own path under the webhook's.
+		method = http.MethodPatch
+		if *del != "" {
+			method = http.MethodDelete
+		}
+		u = u.JoinPath(url.PathEscape(id))
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+	var body []byte
+	if len(payload) > 0 {
+		if body, err = json.Marshal(payload); err != nil {
+			return err
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -61,7 +83,10 @@ func runPost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *key != "" {
 		req.Header.Set("Idempotency-Key", *key)
 	}
-	fmt.Fprintf(stderr, "POST %s\nbody: %s\n", u.Redacted(), body)
+	if *ifMatch != "" {
+		req.Header.Set("If-Match", *ifMatch)
+	}
+	fmt.Fprintf(stderr, "%s %s\nbody: %s\n", method, u.Redacted(), body)
 	if *secret != "" {
 		req.Header.Set("X-Service-Webhook-Secret", *secret)
 		fmt.Fprintln(stderr, "X-Service-Webhook-Secret: <the secret you gave>")

@@ -51,7 +51,7 @@ func runReplayRelayFailures(ctx context.Context, args []string, stdout, stderr i
 	rp := &relay.Replayer{
 		Failures: sqsqueue.New(client, *failures),
 		Parked:   relaystore.New(a.DB, a.Table),
-		Relay:    &relay.Relay{Queue: translations, Events: delivering.Fanout(a, *deliveries)},
+		Relay:    &relay.Relay{Queue: translations, Events: delivering.Fanout(a, *deliveries), Translations: translationstore.New(a.DB, a.Table)},
 		Sweep:    &relay.Sweep{Store: translationstore.New(a.DB, a.Table), Queue: translations, Now: a.Now},
 	}
 	res, runErr := rp.Run(ctx)

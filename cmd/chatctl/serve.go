@@ -137,7 +137,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	deliveryURL, deliveryARN := res.Queues["DeliveryQueue"], res.QueueARNs["DeliveryQueue"]
 	os.Setenv(awsenv.EnvDeliveryQueueURL, deliveryURL)
 	relayFn := a.For("OutboxRelayFunction")
-	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(relayFn.AWS), queueURL), Events: delivering.Fanout(relayFn, deliveryURL), Parking: relaystore.New(relayFn.DB, relayFn.Table)}
+	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(relayFn.AWS), queueURL), Events: delivering.Fanout(relayFn, deliveryURL), Parking: relaystore.New(relayFn.DB, relayFn.Table), Translations: translationstore.New(relayFn.DB, relayFn.Table)}
 	relayMapping, err := localrun.NewStreamMapping(tmpl, "OutboxRelayFunction", dynamodbstreams.NewFromConfig(relayFn.AWS), sqs.NewFromConfig(relayFn.AWS), res, outbox.HandleStream)
 	if err != nil {
 		return err

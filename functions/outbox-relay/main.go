@@ -8,6 +8,7 @@ import (
 
 	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
+	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -32,6 +33,6 @@ func handler(ctx context.Context) (func(context.Context, events.DynamoDBEvent) (
 		return nil, err
 	}
 	r := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), env[awsenv.EnvQueueURL]),
-		Events: delivering.Fanout(a, env[awsenv.EnvDeliveryQueueURL]), Parking: relaystore.New(a.DB, a.Table)}
+		Events: delivering.Fanout(a, env[awsenv.EnvDeliveryQueueURL]), Parking: relaystore.New(a.DB, a.Table), Translations: translationstore.New(a.DB, a.Table)}
 	return r.HandleStream, nil
 }

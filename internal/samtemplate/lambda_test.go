@@ -22,7 +22,7 @@ func TestEventSourcesOfTheTemplate(t *testing.T) {
 		want    string
 	}{
 		{"OutboxRelayFunction", "DynamoDB", 10 * time.Second,
-			"ChatTable TRIM_HORIZON batch 100 window 1s rbif true retries 1000 age 24h0m0s bisect true parallel 1 onfailure RelayFailureQueue filters 4"},
+			"ChatTable TRIM_HORIZON batch 100 window 1s rbif true retries 1000 age 24h0m0s bisect true parallel 1 onfailure RelayFailureQueue filters 5"},
 		{"RealtimePushFunction", "DynamoDB", 10 * time.Second,
 			"ChatTable LATEST batch 10 window 0s rbif true retries 2 age 1m0s bisect true parallel 4 onfailure  filters 2"},
 		{"TranslateFunction", "SQS", 30 * time.Second,

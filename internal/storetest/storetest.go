@@ -9,6 +9,7 @@ import (
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/dynamo/connstore"
 	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
+	"github.com/chatbridge/chat/pkg/dynamo/editstore"
 	"github.com/chatbridge/chat/pkg/dynamo/fixturestore"
 	"github.com/chatbridge/chat/pkg/dynamo/inboundstore"
 	"github.com/chatbridge/chat/pkg/dynamo/memberstore"
@@ -31,6 +32,7 @@ type Stores struct {
 	Relay       *relaystore.Store
 	Conns       *connstore.Store
 	Translation *translationstore.Store
+	Edits       *editstore.Store
 	Fixture     *fixturestore.Store
 }
 
@@ -40,7 +42,7 @@ func New(db *dynamodb.Client, table string) *Stores {
 	return &Stores{Table: t,
 		Rooms: &roomstore.Store{Table: t}, Members: &memberstore.Store{Table: t}, Inbound: &inboundstore.Store{Table: t},
 		Webhooks: &webhookstore.Store{Table: t}, Tokens: &tokenstore.Store{Table: t}, Deliveries: &deliverystore.Store{Table: t},
-		Relay: &relaystore.Store{Table: t}, Conns: &connstore.Store{Table: t}, Translation: &translationstore.Store{Table: t},
+		Relay: &relaystore.Store{Table: t}, Conns: &connstore.Store{Table: t}, Translation: &translationstore.Store{Table: t}, Edits: &editstore.Store{Table: t},
 		Fixture: &fixturestore.Store{Table: t},
 	}
 }

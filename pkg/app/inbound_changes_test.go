@@ -1,10 +1,14 @@
 package app_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
 )
 
 // TestInboundChangesApplyAtOnce: with the settings cached (WEBHOOK_CACHE_TTL
@@ -103,4 +107,86 @@ func TestInboundChangesApplyAtOnce(t *testing.T) {
 			t.Fatalf("post after %s %s: got %d, want %d", c.method, c.body, got, c.want)
 		}
 	}
+}
+
+// TestInboundEditsApplyAtOnce: a webhook's edits and deletions of its own
+// messages follow every change of the webhook at once, as its posts do,
+// though its settings are cached and the clock stands still: a secret
+// replaced two rotations ago, a disabled or a deleted webhook changes
+// nothing, and the message keeps the content of the last accepted edit.
+func TestInboundEditsApplyAtOnce(t *testing.T) {
+	w := newAdminWorld(t)
+	status, created, raw := w.call(t, "POST", w.api("/inbound-webhooks"), `{"channel_id":"`+w.general+`","bot_name":"Editor"}`, w.admin, 2)
+	if status != 201 {
+		t.Fatalf("create: got %d %s, want 201", status, raw)
+	}
+	id, first := data(created)["id"].(string), data(created)["secret"].(string)
+	rec := w.do(t, "POST", w.postPath(id), `{"content":"draft"}`, map[string]string{"X-Service-Webhook-Secret": first})
+	var posted struct {
+		Data struct{ ID string } `json:"data"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &posted); rec.Code != 202 || err != nil {
+		t.Fatalf("post: got %d %s, want 202", rec.Code, rec.Body)
+	}
+	path := "/webhooks/" + id + "/messages/" + posted.Data.ID
+	edit := func(secret, content string) int {
+		t.Helper()
+		return w.do(t, "PATCH", path, `{"content":"`+content+`"}`, map[string]string{"X-Service-Webhook-Secret": secret}).Code
+	}
+	if got := edit(first, "first edit"); got != 200 {
+		t.Fatalf("edit with the created secret: got %d, want 200", got)
+	}
+	// The settings are cached now. Two rotations put the first secret out.
+	rotate := func() string {
+		t.Helper()
+		status, rotated, raw := w.call(t, "POST", w.api("/inbound-webhooks/"+id+"/rotate-secret"), "", w.admin, 2)
+		if status != 200 {
+			t.Fatalf("rotate: got %d %s, want 200", status, raw)
+		}
+		return data(rotated)["secret"].(string)
+	}
+	second := rotate()
+	if got := edit(first, "within the window"); got != 200 {
+		t.Fatalf("edit with the replaced secret within its window: got %d, want 200", got)
+	}
+	third := rotate()
+	if got := edit(first, "too late"); got != 401 {
+		t.Fatalf("edit with a secret replaced two rotations ago: got %d, want 401", got)
+	}
+	for i, s := range []string{third, second} {
+		if got := edit(s, "current "+string(rune('a'+i))); got != 200 {
+			t.Fatalf("edit with the current or previous secret: got %d, want 200", got)
+		}
+	}
+	if status, _, raw := w.call(t, "PATCH", w.api("/inbound-webhooks/"+id), `{"enabled":false}`, w.admin, 2); status != 200 {
+		t.Fatalf("disable: got %d %s, want 200", status, raw)
+	}
+	if got := edit(third, "while disabled"); got != 404 {
+		t.Fatalf("edit by a disabled webhook: got %d, want 404", got)
+	}
+	if status, _, raw := w.call(t, "DELETE", w.api("/inbound-webhooks/"+id), "", w.admin, 2); status != 204 {
+		t.Fatalf("delete webhook: got %d %s, want 204", status, raw)
+	}
+	if got := w.do(t, "DELETE", path, "", map[string]string{"X-Service-Webhook-Secret": third}).Code; got != 404 {
+		t.Fatalf("deletion by a deleted webhook: got %d, want 404", got)
+	}
+	item := storetestMessage(t, w, posted.Data.ID)
+	if item.Content != "current b" || item.Rev() != 5 || item.Deleted() {
+		t.Fatalf("got message %q at revision %d (deleted %v), want the last accepted edit, revision 5 (four edits accepted), not deleted", item.Content, item.Rev(), item.Deleted())
+	}
+}
+
+// storetestMessage reads message id of w's general channel as stored.
+func storetestMessage(t *testing.T, w *adminWorld, id string) chat.Message {
+	t.Helper()
+	out, err := w.st.DB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(w.st.Table),
+		Key: dynamo.Key(dynamo.ChanPK(w.general), dynamo.MessageSK(id)), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := dynamo.MessageFromImage(out.Item)
+	if !ok {
+		t.Fatalf("message %s: got item %v, want a message", id, out.Item)
+	}
+	return m
 }

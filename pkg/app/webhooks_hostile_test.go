@@ -117,7 +117,7 @@ func TestHostileWebhookManagement(t *testing.T) {
 		{"url userinfo", `{"name":"a","url":"https://u@a.example.invalid/","events":["room.closed"]}`, "url"},
 		{"url 2049", `{"name":"a","url":"https://a.example.invalid/` + strings.Repeat("a", 2049) + `","events":["room.closed"]}`, "url"},
 		{"url U+2028", `{"name":"a","url":"https://a.example.invalid/\u2028","events":["room.closed"]}`, "url"},
-		{"events unknown", `{"name":"a","url":"https://a.example.invalid/","events":["message.deleted"]}`, "events"},
+		{"events unknown", `{"name":"a","url":"https://a.example.invalid/","events":["message.exploded"]}`, "events"},
 		{"events nested", `{"name":"a","url":"https://a.example.invalid/","events":[["room.closed"]]}`, "events"},
 		{"events empty", `{"name":"a","url":"https://a.example.invalid/","events":[]}`, "events"},
 	} {

@@ -34,6 +34,8 @@ const (
 	ERoomFull               = "room_full"
 	ERedeliveryPending      = "redelivery_pending"
 	ERateLimited            = "rate_limited"
+	EMessageDeleted         = "message_deleted"
+	ERevisionMismatch       = "revision_mismatch"
 	// EConflict is internal: a conditional write lost a race. Callers retry
 	// or translate it into a contract code; it never reaches a client as is.
 	EConflict = "conflict"

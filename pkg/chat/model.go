@@ -194,7 +194,23 @@ type Message struct {
 	// translation function adds to it after storing them; a new message has
 	// none.
 	TranslatedLanguages []string
+	// Revision is 1 when posted, +1 per edit that changes the content
+	// (contract section 13); 0 on items written before edits existed,
+	// which Rev reads as 1.
+	Revision int
+	// EditedAt is zero until the first edit.
+	EditedAt time.Time
+	// DeletedAt is zero unless the message was deleted: then it is a
+	// tombstone with no content, and DeletedBy names who deleted it.
+	DeletedAt time.Time
+	DeletedBy Author
 }
+
+// Rev returns the message's revision: 1 for a message never edited.
+func (m Message) Rev() int { return max(1, m.Revision) }
+
+// Deleted reports whether the message is a tombstone.
+func (m Message) Deleted() bool { return !m.DeletedAt.IsZero() }
 
 // Translation is a message's content in one target language.
 type Translation struct {
@@ -206,6 +222,9 @@ type Translation struct {
 	// Untranslated, when set, says why Content is the original text and
 	// not a translation (the translator's answer was too long to store).
 	Untranslated string
+	// Revision is the revision of the message's content that was
+	// translated; 0 (read as 1) when not known.
+	Revision int
 }
 
 // Request log outcomes.

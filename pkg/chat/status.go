@@ -24,6 +24,8 @@ var statuses = map[string]int{
 	ERedeliveryPending:      http.StatusConflict,
 	ERateLimited:            http.StatusTooManyRequests,
 	ERoomExpired:            http.StatusGone,
+	EMessageDeleted:         http.StatusGone,
+	ERevisionMismatch:       http.StatusPreconditionFailed,
 	EPayloadTooLarge:        http.StatusRequestEntityTooLarge,
 	EUnsupportedMediaType:   http.StatusUnsupportedMediaType,
 	EValidation:             http.StatusUnprocessableEntity,

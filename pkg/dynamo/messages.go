@@ -65,8 +65,8 @@ const (
 // the dead-letter queue takes it). It is also the sweep's first backoff.
 const PendingGrace = 15 * time.Minute
 
-// pendingShard is the index partition of message id.
-func pendingShard(id string) string {
+// PendingShard is the index partition of message id.
+func PendingShard(id string) string {
 	h := fnv.New32a()
 	h.Write([]byte(id))
 	return fmt.Sprintf("PENDING#%02d", h.Sum32()%PendingShards)
@@ -75,6 +75,64 @@ func pendingShard(id string) string {
 // PendingDue is the index sort key of a message due at t: time order, then
 // the id.
 func PendingDue(t time.Time, id string) string { return SortTime(t) + "#" + id }
+
+// Attributes of an edited or deleted message item (docs/data-model.md).
+const (
+	AttrRevision  = "revision"
+	AttrEditedAt  = "edited_at"
+	AttrDeletedAt = "deleted_at"
+	AttrDeletedBy = "deleted_by"
+	// AttrOutbox names the change an edit or a deletion made
+	// (OutboxEdited, OutboxDeleted): the stream's MODIFY that carries it
+	// is the outbox record of that change (a new translation job,
+	// message.updated or message.deleted). The translation function's
+	// writes remove it, so that their MODIFYs are not taken for the edit
+	// again.
+	AttrOutbox    = "outbox"
+	OutboxEdited  = "edited"
+	OutboxDeleted = "deleted"
+)
+
+// OutboxOf returns the change (OutboxEdited, OutboxDeleted) that a stream
+// record's new image of a message item reports, or "" for any other write.
+func OutboxOf(image map[string]types.AttributeValue) string { return GetS(image, AttrOutbox) }
+
+// RevisionCond is the condition that the item is at revision rev, adding
+// its names and values: an item never edited has no revision attribute
+// and is at revision 1.
+func RevisionCond(names map[string]string, values map[string]types.AttributeValue, rev int) string {
+	names["#rev"] = AttrRevision
+	values[":ifrev"] = Num(int64(rev))
+	if rev == 1 {
+		return "(attribute_not_exists(#rev) OR #rev = :ifrev)"
+	}
+	return "#rev = :ifrev"
+}
+
+// AuthorValue is a as stored (a message's author, a deletion's deleted_by).
+func AuthorValue(a chat.Author) (types.AttributeValue, error) {
+	av, err := attributevalue.Marshal(authorAttr{Type: a.Type, ID: a.ID, Name: a.Name, AvatarURL: a.AvatarURL, Language: a.Language})
+	if err != nil {
+		return nil, chat.Internal(fmt.Errorf("dynamo: marshal author: %w", err))
+	}
+	return av, nil
+}
+
+// timeOr returns *t, or the zero time for nil.
+func timeOr(t *time.Time) time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return *t
+}
+
+// author returns the stored author, or the zero author for nil.
+func (a *authorAttr) author() chat.Author {
+	if a == nil {
+		return chat.Author{}
+	}
+	return chat.Author{Type: a.Type, ID: a.ID, Name: a.Name, AvatarURL: a.AvatarURL, Language: a.Language}
+}
 
 // MessageItem is a message: pk CHAN#<channel>, sk MSG#<message>. Its
 // INSERT on the table's stream is the outbox event that queues it for
@@ -98,6 +156,12 @@ type MessageItem struct {
 	// skip_translation message (nothing to finish) and once translated.
 	PendingShard string `dynamodbav:"pending_shard,omitempty"`
 	PendingDue   string `dynamodbav:"pending_due,omitempty"`
+	// Revision, EditedAt, DeletedAt and DeletedBy are written by an edit
+	// or a delete (pkg/dynamo/editstore); a message never edited has none of them.
+	Revision  int         `dynamodbav:"revision,omitempty"`
+	EditedAt  *time.Time  `dynamodbav:"edited_at,omitempty"`
+	DeletedAt *time.Time  `dynamodbav:"deleted_at,omitempty"`
+	DeletedBy *authorAttr `dynamodbav:"deleted_by,omitempty"`
 }
 
 // MessageItemOf returns the item of a new message, marked untranslated
@@ -110,7 +174,7 @@ func MessageItemOf(m chat.Message) MessageItem {
 		Status: m.Status, CreatedAt: m.CreatedAt, TranslatedLanguages: m.TranslatedLanguages,
 	}
 	if !m.SkipTranslation {
-		it.PendingShard, it.PendingDue = pendingShard(m.ID), PendingDue(m.CreatedAt.Add(PendingGrace), m.ID)
+		it.PendingShard, it.PendingDue = PendingShard(m.ID), PendingDue(m.CreatedAt.Add(PendingGrace), m.ID)
 	}
 	return it
 }
@@ -121,6 +185,7 @@ func (it MessageItem) Message() chat.Message {
 		Author:  chat.Author{Type: it.Author.Type, ID: it.Author.ID, Name: it.Author.Name, AvatarURL: it.Author.AvatarURL, Language: it.Author.Language},
 		Content: it.Content, SourceLanguage: it.SourceLanguage, SkipTranslation: it.SkipTranslation,
 		Status: it.Status, CreatedAt: it.CreatedAt, TranslatedLanguages: it.TranslatedLanguages,
+		Revision: it.Revision, EditedAt: timeOr(it.EditedAt), DeletedAt: timeOr(it.DeletedAt), DeletedBy: it.DeletedBy.author(),
 	}
 }
 
@@ -136,6 +201,9 @@ type TranslationItem struct {
 	CreatedAt      time.Time `dynamodbav:"created_at"`
 	// Untranslated, when set, says why content is the original text.
 	Untranslated string `dynamodbav:"untranslated,omitempty"`
+	// Revision is the message revision translated; absent for revision 1
+	// written before edits existed.
+	Revision int `dynamodbav:"revision,omitempty"`
 }
 
 // TranslationBatch is BatchGetItem's limit of keys per call.

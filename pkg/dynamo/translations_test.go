@@ -352,7 +352,8 @@ func translationJob(t *testing.T, st *stacktest.Stack, store *storetest.Stores) 
 }
 
 // TestTranslationServiceAgainstDynamo runs the whole fan-out on the real
-// store: four calls for a first delivery, two and no translation for a
+// store: three calls for a first delivery (the save is one transaction,
+// conditioned on the message's revision), two and no translation for a
 // redelivery.
 func TestTranslationServiceAgainstDynamo(t *testing.T) {
 	st := stacktest.New(t)
@@ -369,7 +370,7 @@ func TestTranslationServiceAgainstDynamo(t *testing.T) {
 	if calls != 1 {
 		t.Fatalf("8 readers in 2 languages: %d translator calls, want 1", calls)
 	}
-	if got, want := st.Calls.Calls(), []string{"DynamoDB.Query", "DynamoDB.GetItem", "DynamoDB.BatchWriteItem", "DynamoDB.UpdateItem"}; !reflect.DeepEqual(got, want) {
+	if got, want := st.Calls.Calls(), []string{"DynamoDB.Query", "DynamoDB.GetItem", "DynamoDB.TransactWriteItems"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("first delivery made %v, want %v", got, want)
 	}
 	if got := listed(t, store, job.ChannelID, job.MessageID); !reflect.DeepEqual(got, []string{"es"}) {
@@ -388,13 +389,13 @@ func TestTranslationServiceAgainstDynamo(t *testing.T) {
 	}
 }
 
-// TestCrashBetweenTheTwoWritesIsRedone fails the set's UpdateItem after
-// the translations were written, as a crash between the two would: the
-// redelivery does not see the language as done, translates it again and
-// records it.
-func TestCrashBetweenTheTwoWritesIsRedone(t *testing.T) {
+// TestLostSaveIsRedone fails the save's one transaction (translations,
+// and the record of their languages on the message), before it is sent or
+// after it was applied: either both are stored or neither, and the
+// redelivery translates again exactly when nothing was stored.
+func TestLostSaveIsRedone(t *testing.T) {
 	for _, when := range []bool{stacktest.Before, stacktest.After} {
-		name := map[bool]string{stacktest.Before: "update never sent", stacktest.After: "update answer lost"}[when]
+		name := map[bool]string{stacktest.Before: "save never sent", stacktest.After: "save answer lost"}[when]
 		t.Run(name, func(t *testing.T) {
 			st := stacktest.New(t)
 			store := storetest.New(st.DB, st.Table)
@@ -403,28 +404,28 @@ func TestCrashBetweenTheTwoWritesIsRedone(t *testing.T) {
 			tr := &countingTranslator{langs: translation.NewLanguages("en", "es"), calls: &calls}
 			svc := &translation.Service{Store: store.Translation, Translator: tr}
 
-			st.Faults.Fail("DynamoDB.UpdateItem", 0, when)
+			st.Faults.Fail("DynamoDB.TransactWriteItems", 0, when)
 			err := svc.Process(context.Background(), job)
 			if !chat.IsCode(err, chat.EUnavailable) {
-				t.Fatalf("Process with the set's write failing: got %v, want EUnavailable (so the job is redelivered)", err)
+				t.Fatalf("Process with the save failing: got %v, want EUnavailable (so the job is redelivered)", err)
 			}
 			out, err := st.DB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &st.Table, ConsistentRead: aws.Bool(true),
 				Key: map[string]types.AttributeValue{
 					"pk": &types.AttributeValueMemberS{Value: "MSG#" + job.MessageID}, "sk": &types.AttributeValueMemberS{Value: "TR#es"},
 				}})
-			if err != nil || out.Item == nil {
-				t.Fatalf("the translation was not written before the set: %v", err)
+			if err != nil {
+				t.Fatal(err)
 			}
 			recorded := listed(t, store, job.ChannelID, job.MessageID)
-			if when == stacktest.Before && len(recorded) != 0 {
-				t.Fatalf("the set records %v although its write never left", recorded)
+			if stored := out.Item != nil; stored != (len(recorded) == 1) || stored != (when == stacktest.After) {
+				t.Fatalf("after a failed save: translation stored %v, set %v; want both or neither (both when applied)", stored, recorded)
 			}
 
 			st.Calls.Reset()
 			if err := svc.Process(context.Background(), job); err != nil {
 				t.Fatalf("redelivery: %v", err)
 			}
-			wantCalls, wantAWS := 2, []string{"DynamoDB.Query", "DynamoDB.GetItem", "DynamoDB.BatchWriteItem", "DynamoDB.UpdateItem"}
+			wantCalls, wantAWS := 2, []string{"DynamoDB.Query", "DynamoDB.GetItem", "DynamoDB.TransactWriteItems"}
 			if when == stacktest.After {
 				// The write reached the table; only its answer was lost.
 				wantCalls, wantAWS = 1, []string{"DynamoDB.Query", "DynamoDB.GetItem"}

@@ -23,18 +23,26 @@ const (
 	RoomGuestJoined    = "room.guest_joined"
 	RoomMessageCreated = "room.message_created"
 	RoomClosed         = "room.closed"
+	// Edits and deletions (contract section 13).
+	MessageUpdated     = "message.updated"
+	MessageDeleted     = "message.deleted"
+	RoomMessageUpdated = "room.message_updated"
+	RoomMessageDeleted = "room.message_deleted"
 )
 
 // Types lists every event type, the values an outbound webhook's events may
 // hold.
-var Types = []string{MessageCreated, MessageTranslated, RoomCreated, RoomGuestJoined, RoomMessageCreated, RoomClosed, WebhookDisabled}
+var Types = []string{MessageCreated, MessageTranslated, RoomCreated, RoomGuestJoined, RoomMessageCreated, RoomClosed,
+	WebhookDisabled, MessageUpdated, MessageDeleted, RoomMessageUpdated, RoomMessageDeleted}
 
 // OutboundTypes are the types an outbound webhook may subscribe to: every
-// type but room.message_created, which goes to support webhooks only.
-var OutboundTypes = []string{MessageCreated, MessageTranslated, RoomCreated, RoomGuestJoined, RoomClosed, WebhookDisabled}
+// type but room.message_created, room.message_updated and
+// room.message_deleted, which go to support webhooks only.
+var OutboundTypes = []string{MessageCreated, MessageTranslated, RoomCreated, RoomGuestJoined, RoomClosed,
+	WebhookDisabled, MessageUpdated, MessageDeleted}
 
 // supportTypes are sent to every active support webhook.
-var supportTypes = []string{RoomCreated, RoomGuestJoined, RoomMessageCreated, RoomClosed}
+var supportTypes = []string{RoomCreated, RoomGuestJoined, RoomMessageCreated, RoomClosed, RoomMessageUpdated, RoomMessageDeleted}
 
 // Valid reports whether t is an event type.
 func Valid(t string) bool { return slices.Contains(Types, t) }
@@ -116,6 +124,32 @@ type Message struct {
 	// Truncated says content (or a translation) was cut to fit the
 	// envelope's cap.
 	Truncated bool `json:"truncated,omitempty"`
+	// Revision and EditedAt are set once the message was edited
+	// (message.updated, and message.translated of a later revision).
+	Revision int    `json:"revision,omitempty"`
+	EditedAt string `json:"edited_at,omitempty"`
+}
+
+// Deleted is the data of message.deleted (and, beside the room, of
+// room.message_deleted): no content.
+type Deleted struct {
+	ID          string `json:"id"`
+	WorkspaceID string `json:"workspace_id"`
+	ChannelID   string `json:"channel_id"`
+	DeletedAt   string `json:"deleted_at"`
+	DeletedBy   Author `json:"deleted_by"`
+}
+
+// DeletedOf returns the message.deleted data of tombstone m.
+func DeletedOf(m chat.Message) Deleted {
+	return Deleted{ID: m.ID, WorkspaceID: m.WorkspaceID, ChannelID: m.ChannelID, DeletedAt: stamp(m.DeletedAt),
+		DeletedBy: Author{Type: m.DeletedBy.Type, ID: m.DeletedBy.ID, Name: m.DeletedBy.Name}}
+}
+
+// RoomDeleted is the data of room.message_deleted.
+type RoomDeleted struct {
+	Room    Room    `json:"room"`
+	Message Deleted `json:"message"`
 }
 
 // Room is a Temporary Room as section 9 shows it.
@@ -157,8 +191,12 @@ func MessageOf(m chat.Message) Message {
 	if m.Author.AvatarURL != "" {
 		a.AvatarURL = &m.Author.AvatarURL
 	}
-	return Message{ID: m.ID, WorkspaceID: m.WorkspaceID, ChannelID: m.ChannelID, Author: a, Content: m.Content,
+	out := Message{ID: m.ID, WorkspaceID: m.WorkspaceID, ChannelID: m.ChannelID, Author: a, Content: m.Content,
 		Language: m.SourceLanguage, SkipTranslation: m.SkipTranslation, CreatedAt: stamp(m.CreatedAt)}
+	if !m.EditedAt.IsZero() {
+		out.Revision, out.EditedAt = m.Rev(), stamp(m.EditedAt)
+	}
+	return out
 }
 
 // RoomOf returns the section 9 view of r at now: an active room past its

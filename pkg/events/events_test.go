@@ -35,7 +35,9 @@ func TestRecipients(t *testing.T) {
 		events.RoomGuestJoined:    {"o-all", "s-on"},
 		events.RoomMessageCreated: {"s-on"},
 		events.RoomClosed:         {"o-all", "o-room", "s-on"},
-		"message.deleted":         nil,
+		events.MessageDeleted:     {"o-all"},
+		events.RoomMessageUpdated: {"s-on"},
+		"message.unknown":         nil,
 	}
 	for typ, want := range cases {
 		var got []string

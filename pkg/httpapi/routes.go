@@ -76,6 +76,13 @@ var Routes = []Route{
 	{"TestSupportWebhookFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/test", NeedsNone},
 	{"RecoverOutboundDeliveriesFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/outbound-webhooks/{id}/recover", NeedsDeliveryQueue},
 	{"RecoverSupportDeliveriesFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/support-webhooks/{id}/recover", NeedsDeliveryQueue},
+	// Editing and deleting messages (contract section 13).
+	{"EditChannelMessageFunction", http.MethodPatch, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages/{message_id}", NeedsNone},
+	{"DeleteChannelMessageFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages/{message_id}", NeedsNone},
+	{"EditGuestMessageFunction", http.MethodPatch, "/api/v1/external/rooms/{room_id}/messages/{message_id}", NeedsNone},
+	{"DeleteGuestMessageFunction", http.MethodDelete, "/api/v1/external/rooms/{room_id}/messages/{message_id}", NeedsNone},
+	{"EditWebhookMessageFunction", http.MethodPatch, "/webhooks/{webhook}/messages/{message_id}", NeedsNone},
+	{"DeleteWebhookMessageFunction", http.MethodDelete, "/webhooks/{webhook}/messages/{message_id}", NeedsNone},
 	// The guest page and its static files (contract section 12).
 	{GuestPageFunction, http.MethodGet, "/rooms/{room_id}", NeedsNone},
 	{GuestPageFunction, http.MethodGet, "/assets/{file}", NeedsNone},

@@ -130,6 +130,16 @@ type decision struct {
 
 func (d *decision) run(ctx context.Context) Result {
 	now := d.svc.Now()
+	if res, ok := d.admit(ctx, now); !ok {
+		return res
+	}
+	d.obj, d.jsonErr = jsonbody.ParseObject(d.req.Body)
+	return d.judge(ctx, now)
+}
+
+// admit applies steps 2 and 3 (quota, size) and refuses an unreadable
+// body; ok is false with the answer when the request stops there.
+func (d *decision) admit(ctx context.Context, now time.Time) (Result, bool) {
 	// Step 2: quota. Every request from here on is counted and logged.
 	limit := d.cfg.Workspace.WebhookQuota
 	if limit <= 0 {
@@ -139,24 +149,23 @@ func (d *decision) run(ctx context.Context) Result {
 	reset := window.Add(QuotaWindow)
 	count, err := d.svc.Quota.Hit(ctx, d.cfg.Workspace.ID, window, reset)
 	if err != nil {
-		return d.reject(ctx, err)
+		return d.reject(ctx, err), false
 	}
 	d.quota = &QuotaState{Limit: limit, Remaining: max(0, limit-int(count)), Reset: reset}
 	if count > int64(limit) {
 		retry := int(reset.Sub(now).Seconds() + 0.999)
 		e := chat.Errorf(chat.EQuotaExceeded, "The webhook request quota of this workspace is exhausted. Retry after the window resets.")
 		e.RetryAfter = max(1, retry)
-		return d.reject(ctx, e)
+		return d.reject(ctx, e), false
 	}
 	// Step 3: size.
 	if d.req.TooLarge || len(d.req.Body) > MaxBodyBytes {
-		return d.reject(ctx, chat.Errorf(chat.EPayloadTooLarge, "The request body must not be larger than 64 KiB."))
+		return d.reject(ctx, chat.Errorf(chat.EPayloadTooLarge, "The request body must not be larger than 64 KiB.")), false
 	}
 	if d.req.ReadErr != nil {
-		return d.reject(ctx, chat.Errorf(chat.EInvalidJSON, "The request body could not be read."))
+		return d.reject(ctx, chat.Errorf(chat.EInvalidJSON, "The request body could not be read.")), false
 	}
-	d.obj, d.jsonErr = jsonbody.ParseObject(d.req.Body)
-	return d.judge(ctx, now)
+	return Result{}, true
 }
 
 // judge runs steps 4 to 7 on the decision's settings: again, after they

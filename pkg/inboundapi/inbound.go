@@ -38,33 +38,9 @@ type Poster interface {
 // and writes the result with the X-RateLimit-* headers.
 func InboundHandler(p Poster, now chat.Clock, m emf.Recorder) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req := inbound.Request{
-			WebhookID:    r.PathValue("webhook"),
-			MediaTypeErr: httpapi.CheckContentType(r),
-			SourceIP:     clientIP(r),
-			UserAgent:    r.UserAgent(),
-			RequestID:    httpapi.RequestID(r.Context()),
-			ReceivedAt:   now(),
-		}
-		// Header, not r.Header: commas are part of a secret or a key.
-		req.SecretHeader, req.HasSecretHeader = httpapi.Header(r, WebhookSecretHeader)
-		req.IdempotencyKey, req.HasKey = httpapi.Header(r, IdempotencyKeyHeader)
-		req.SignatureHeader, _ = httpapi.Header(r, signature.Header)
-		body, err := io.ReadAll(io.LimitReader(r.Body, inbound.MaxBodyBytes+1))
-		req.Body, req.TooLarge, req.ReadErr = body, len(body) > inbound.MaxBodyBytes || r.ContentLength > inbound.MaxBodyBytes, err
-		req.BodyBytes = len(body)
-		if err == nil && len(body) > inbound.MaxBodyBytes {
-			// Count the rest for the log without keeping it.
-			rest, _ := io.Copy(io.Discard, io.LimitReader(r.Body, maxCountedBody-int64(len(body))))
-			req.BodyBytes += int(rest)
-		}
+		req := readInbound(r, now)
 		res := p.Post(r.Context(), req)
-		if q := res.Quota; q != nil {
-			h := w.Header()
-			h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
-			h.Set("X-RateLimit-Remaining", strconv.Itoa(q.Remaining))
-			h.Set("X-RateLimit-Reset", strconv.FormatInt(q.Reset.Unix(), 10))
-		}
+		writeQuota(w, res.Quota)
 		recordInbound(r.Context(), m, res)
 		if res.Err != nil {
 			httpapi.Error(w, r, res.Err)
@@ -75,6 +51,43 @@ func InboundHandler(p Poster, now chat.Clock, m emf.Recorder) http.Handler {
 		}
 		httpapi.RawJSON(w, res.Status, res.Body)
 	})
+}
+
+// readInbound reads an inbound webhook request: its credentials, at most
+// MaxBodyBytes+1 bytes of its body, and the whole body's size.
+func readInbound(r *http.Request, now chat.Clock) inbound.Request {
+	req := inbound.Request{
+		WebhookID:    r.PathValue("webhook"),
+		MediaTypeErr: httpapi.CheckContentType(r),
+		SourceIP:     clientIP(r),
+		UserAgent:    r.UserAgent(),
+		RequestID:    httpapi.RequestID(r.Context()),
+		ReceivedAt:   now(),
+	}
+	// Header, not r.Header: commas are part of a secret or a key.
+	req.SecretHeader, req.HasSecretHeader = httpapi.Header(r, WebhookSecretHeader)
+	req.IdempotencyKey, req.HasKey = httpapi.Header(r, IdempotencyKeyHeader)
+	req.SignatureHeader, _ = httpapi.Header(r, signature.Header)
+	body, err := io.ReadAll(io.LimitReader(r.Body, inbound.MaxBodyBytes+1))
+	req.Body, req.TooLarge, req.ReadErr = body, len(body) > inbound.MaxBodyBytes || r.ContentLength > inbound.MaxBodyBytes, err
+	req.BodyBytes = len(body)
+	if err == nil && len(body) > inbound.MaxBodyBytes {
+		// Count the rest for the log without keeping it.
+		rest, _ := io.Copy(io.Discard, io.LimitReader(r.Body, maxCountedBody-int64(len(body))))
+		req.BodyBytes += int(rest)
+	}
+	return req
+}
+
+// writeQuota sets the X-RateLimit-* headers of q, when the request reached
+// the quota step.
+func writeQuota(w http.ResponseWriter, q *inbound.QuotaState) {
+	if q != nil {
+		h := w.Header()
+		h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
+		h.Set("X-RateLimit-Remaining", strconv.Itoa(q.Remaining))
+		h.Set("X-RateLimit-Reset", strconv.FormatInt(q.Reset.Unix(), 10))
+	}
 }
 
 // clientIP is the caller's address: API Gateway's sourceIp (the adapter

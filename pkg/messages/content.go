@@ -4,6 +4,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/jsonbody"
 )
 
 // MaxContentLen is the contract's bound on a message, in characters, for
@@ -44,4 +47,19 @@ var blankGlyphs = &unicode.RangeTable{R16: []unicode.Range16{
 func Invisible(r rune) bool {
 	return unicode.IsSpace(r) || unicode.In(r, unicode.Zs, unicode.Zl, unicode.Zp, unicode.Cc, unicode.Cf,
 		unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point, blankGlyphs)
+}
+
+// ContentField reads obj's required "content" field and checks it as
+// CheckContent does, adding any problem to v.
+func ContentField(obj jsonbody.Object, v *chat.Validation) string {
+	content, ok := obj.String(v, "content", "content")
+	switch {
+	case !ok && !v.Has("content"):
+		v.Add("content", "The content field is required.")
+	case ok:
+		if problem := CheckContent(content); problem != "" {
+			v.Add("content", problem)
+		}
+	}
+	return content
 }

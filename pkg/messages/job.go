@@ -29,14 +29,21 @@ type Job struct {
 	SkipTranslation bool      `json:"skip_translation"`
 	AuthorType      string    `json:"author_type"`
 	CreatedAt       time.Time `json:"created_at"`
+	// Revision is the revision of the content to translate (contract
+	// section 13); absent (0) in a body of a message never edited, read
+	// as 1.
+	Revision int `json:"revision,omitempty"`
 }
+
+// Rev returns the job's revision: 1 for a message never edited.
+func (j Job) Rev() int { return max(1, j.Revision) }
 
 // JobOf returns the job of a stored message.
 func JobOf(m chat.Message) Job {
 	return Job{
 		MessageID: m.ID, WorkspaceID: m.WorkspaceID, ChannelID: m.ChannelID, Content: m.Content,
 		SourceLanguage: m.SourceLanguage, SkipTranslation: m.SkipTranslation, AuthorType: m.Author.Type,
-		CreatedAt: m.CreatedAt,
+		CreatedAt: m.CreatedAt, Revision: m.Revision,
 	}
 }
 

@@ -5,6 +5,9 @@ package messageview
 
 import (
 	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/httpapi"
@@ -31,6 +34,10 @@ type View struct {
 	OriginalLanguage string            `json:"original_language"`
 	Translated       bool              `json:"translated"`
 	CreatedAt        string            `json:"created_at"`
+	// Revision, EditedAt and Deleted: contract section 13.
+	Revision int     `json:"revision"`
+	EditedAt *string `json:"edited_at"`
+	Deleted  bool    `json:"deleted"`
 }
 
 // Of is v as the API shows it.
@@ -48,10 +55,51 @@ func Of(v rooms.MessageView) View {
 		OriginalLanguage: m.SourceLanguage,
 		Translated:       v.Translated,
 		CreatedAt:        chat.FormatTime(m.CreatedAt),
+		Revision:         m.Rev(),
+		EditedAt:         nullableTime(m.EditedAt),
 	}
 }
 
-// Encode returns the JSON of v, in at most MaxItemBytes. A
+// Tombstone is a deleted message as every list shows it (contract section
+// 13): no content, original or translation.
+type Tombstone struct {
+	ID        string            `json:"id"`
+	ChannelID string            `json:"channel_id"`
+	Author    messageAuthorView `json:"author"`
+	Deleted   bool              `json:"deleted"`
+	DeletedAt string            `json:"deleted_at"`
+	CreatedAt string            `json:"created_at"`
+}
+
+// TombstoneOf is deleted message m as the API shows it.
+func TombstoneOf(m chat.Message) Tombstone {
+	return Tombstone{
+		ID: m.ID, ChannelID: m.ChannelID,
+		Author:  messageAuthorView{Type: m.Author.Type, ID: httpapi.Nullable(m.Author.ID), Name: m.Author.Name, AvatarURL: httpapi.Nullable(m.Author.AvatarURL)},
+		Deleted: true, DeletedAt: chat.FormatTime(m.DeletedAt), CreatedAt: chat.FormatTime(m.CreatedAt),
+	}
+}
+
+// nullableTime is t in the API's format, nil for the zero time.
+func nullableTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := chat.FormatTime(t)
+	return &s
+}
+
+// WriteEdited answers an edit: 200 with v, its revision as the ETag.
+func WriteEdited(w http.ResponseWriter, v rooms.MessageView) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("ETag", `"`+strconv.Itoa(v.Message.Rev())+`"`)
+	httpapi.JSON(w, http.StatusOK, struct {
+		Data View `json:"data"`
+	}{Of(v)})
+}
+
+// Encode returns the JSON of v (a tombstone for a deleted message), in at
+// most MaxItemBytes. A
 // translation is stored as the translator returned it, so one could make
 // the view too long to fit a page alone; such a view shows the original
 // instead (translated false), which always fits: content and
@@ -59,6 +107,9 @@ func Of(v rooms.MessageView) View {
 // of JSON (\u003c, \u2028), and every other field is bounded (see
 // docs/decisions.md, "Lists and page size").
 func Encode(v rooms.MessageView) ([]byte, error) {
+	if v.Message.Deleted() {
+		return json.Marshal(TombstoneOf(v.Message))
+	}
 	b, err := json.Marshal(Of(v))
 	if err != nil || len(b) <= httpapi.MaxItemBytes || !v.Translated {
 		return b, err

@@ -36,8 +36,9 @@ type SQSHandler = func(context.Context, events.SQSEvent) (events.SQSEventRespons
 // A body that is not a job is a poison message: it is logged, with its
 // receive count, and reported as failed, so that the queue's redrive policy
 // moves it to the dead-letter queue after maxReceiveCount receives, where it
-// can be inspected. Records of the same message (a duplicate delivery) are
-// processed once and share the outcome. The handler never returns an error.
+// can be inspected. Records of the same message (a duplicate delivery, or
+// jobs of several revisions of an edited message) are processed once, as
+// the newest revision, and share the outcome. The handler never returns an error.
 func NewTranslateHandler(svc Processor) SQSHandler {
 	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		start := time.Now()
@@ -59,6 +60,11 @@ func NewTranslateHandler(svc Processor) SQSHandler {
 			}
 			if w, ok := byMessage[job.MessageID]; ok {
 				w.records = append(w.records, i)
+				if job.Rev() > w.job.Rev() {
+					// An edit's job: the newest revision is the one to
+					// translate; an older one has nothing left to do.
+					w.job = job
+				}
 				continue
 			}
 			w := &work{job: job, records: []int{i}}

@@ -136,6 +136,12 @@ func (p *Pusher) Push(ctx context.Context, c Change) error {
 		if sends, err = p.messageSends(ctx, c, conns); err != nil {
 			return err
 		}
+	case MessageEdited:
+		if sends, err = p.editSends(c, conns); err != nil {
+			return err
+		}
+	case MessageDeleted:
+		sends = deleteSends(c, conns)
 	}
 	return p.sendAll(ctx, c.Key, sends, stop, cut)
 }

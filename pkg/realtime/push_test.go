@@ -222,3 +222,50 @@ func TestOversizedPushIsANotice(t *testing.T) {
 		}
 	}
 }
+
+// An edit pushes the new original to every reader, in place of any
+// translation of the earlier revision; its translation then lands as a
+// message.updated; a deletion pushes message.deleted with the id only.
+func TestPushEditsAndDeletions(t *testing.T) {
+	store := &fakeStore{}
+	for i, lang := range []string{"en", "es"} {
+		store.conns = append(store.conns, realtime.Connection{ID: fmt.Sprintf("c%d", i), ChannelID: chanID,
+			Kind: realtime.KindMember, SubjectID: fmt.Sprint(i), Language: lang, ExpiresAt: t0.Add(time.Hour)})
+	}
+	tr := &fakeTranslations{stored: map[string]string{"es": "hola otra vez"}}
+	sender := &fakeSender{}
+	p := &realtime.Pusher{Store: store, Translations: tr, Sender: sender, Encode: encode, Now: func() time.Time { return t0 }}
+	ctx := context.Background()
+	before := message("es")
+	edited := message()
+	edited.Content, edited.Revision, edited.EditedAt = "hello again", 2, t0.Add(time.Minute)
+	if err := p.Push(ctx, realtime.Change{Kind: realtime.MessageEdited, Message: edited, Before: before}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"c0", "c1"} {
+		got := sender.sent[id]
+		if len(got) != 1 || !strings.Contains(got[0], `"type":"message.updated"`) || !strings.Contains(got[0], `"content":"hello again"`) ||
+			!strings.Contains(got[0], `"translated":false`) {
+			t.Fatalf("%s after the edit: %q, want the new original", id, got)
+		}
+	}
+	translated := edited
+	translated.TranslatedLanguages = []string{"es"}
+	if err := p.Push(ctx, realtime.Change{Kind: realtime.MessageChanged, Message: translated, Before: edited}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sender.sent["c1"]; len(got) != 2 || !strings.Contains(got[1], `"content":"hola otra vez"`) {
+		t.Fatalf("es reader after the translation: %q, want the new translation", got)
+	}
+	gone := edited
+	gone.Content, gone.DeletedAt = "", t0.Add(2*time.Minute)
+	if err := p.Push(ctx, realtime.Change{Kind: realtime.MessageDeleted, Message: gone, Before: translated}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"c0", "c1"} {
+		got := sender.sent[id]
+		if last := got[len(got)-1]; last != `{"type":"message.deleted","data":{"id":"`+gone.ID+`"}}` {
+			t.Fatalf("%s after the deletion: %s", id, last)
+		}
+	}
+}

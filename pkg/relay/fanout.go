@@ -3,6 +3,8 @@ package relay
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -134,7 +136,7 @@ func (f *Fanout) Send(ctx context.Context, entries []ChangeEntry) []string {
 
 func workspaceOf(c relaystore.Change) string {
 	switch c.Kind {
-	case relaystore.ChangeMessage, relaystore.ChangeTranslated:
+	case relaystore.ChangeMessage, relaystore.ChangeTranslated, relaystore.ChangeEdited, relaystore.ChangeDeleted:
 		return c.Message.WorkspaceID
 	case relaystore.ChangeWebhookDisabled:
 		return c.WorkspaceID
@@ -186,9 +188,30 @@ func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook)
 		if err != nil {
 			return nil, err
 		}
+		if m.Rev() > 1 {
+			// Only this revision's: an earlier one's in a language no
+			// longer read may still be stored.
+			for l := range tr {
+				if !slices.Contains(m.TranslatedLanguages, l) {
+					delete(tr, l)
+				}
+			}
+		}
 		data := events.MessageOf(m)
 		data.Translations = tr
-		out = append(out, mk(events.MessageTranslated, c.TranslatedAt, m.WorkspaceID, data, m.ID))
+		// One per revision: an edit's translations are a new event.
+		key := []string{m.ID}
+		if m.Rev() > 1 {
+			data.Revision = m.Rev()
+			key = append(key, strconv.Itoa(m.Rev()))
+		}
+		out = append(out, mk(events.MessageTranslated, c.TranslatedAt, m.WorkspaceID, data, key...))
+	case relaystore.ChangeEdited, relaystore.ChangeDeleted:
+		evs, err := f.editEvents(ctx, c, hs, now, mk)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, evs...)
 	case relaystore.ChangeRoom:
 		if anyReceives(events.RoomCreated, hs) {
 			out = append(out, mk(events.RoomCreated, c.RoomCreated, c.Room.WorkspaceID, events.RoomOf(c.Room, c.RoomCreated, now), c.Room.ID))
@@ -214,4 +237,42 @@ func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook)
 			Guest: events.Guest{ID: g.ID, Nickname: g.Nickname, PreferredLanguage: g.PreferredLanguage}}, g.ID, g.UpdatedAt.String()))
 	}
 	return out, nil
+}
+
+// editEvents returns the events of an edit (message.updated, and
+// room.message_updated for a guest's message) or a deletion
+// (message.deleted, room.message_deleted), contract section 13.
+func (f *Fanout) editEvents(ctx context.Context, c relaystore.Change, hs []events.Webhook, now time.Time,
+	mk func(t string, at time.Time, ws string, data any, key ...string) events.Event) ([]events.Event, error) {
+	m := c.Message
+	typ, roomTyp, at := events.MessageUpdated, events.RoomMessageUpdated, m.EditedAt
+	key := []string{m.ID, strconv.Itoa(m.Rev())}
+	var data any = events.MessageOf(m)
+	if c.Kind == relaystore.ChangeDeleted {
+		typ, roomTyp, at, key, data = events.MessageDeleted, events.RoomMessageDeleted, m.DeletedAt, []string{m.ID}, events.DeletedOf(m)
+	}
+	var out []events.Event
+	if anyReceives(typ, hs) {
+		out = append(out, mk(typ, at, m.WorkspaceID, data, key...))
+	}
+	if m.Author.Type != chat.AuthorGuest || !anyReceives(roomTyp, hs) {
+		return out, nil
+	}
+	roomID, err := f.Store.GuestRoomID(ctx, m.ChannelID, m.Author.ID)
+	if chat.ErrorCode(err) == chat.ENotFound {
+		slog.WarnContext(ctx, "relay: guest message without a room; room event not sent", "message_id", m.ID, "type", roomTyp)
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r, created, err := f.Store.EventRoom(ctx, roomID)
+	if err != nil {
+		return nil, err
+	}
+	room := events.RoomOf(r, created, now)
+	if c.Kind == relaystore.ChangeDeleted {
+		return append(out, mk(roomTyp, at, m.WorkspaceID, events.RoomDeleted{Room: room, Message: events.DeletedOf(m)}, key...)), nil
+	}
+	return append(out, mk(roomTyp, at, m.WorkspaceID, events.RoomMessage{Room: room, Message: events.MessageOf(m)}, key...)), nil
 }

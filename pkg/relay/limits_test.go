@@ -55,12 +55,13 @@ func TestWorstContentThroughRelayQueueTranslate(t *testing.T) {
 				t.Fatalf("translated %d jobs with %d calls, want 10 and 10", n, tr.calls.Load())
 			}
 			// Per message: Query readers, GetItem (content and what is done),
-			// BatchWriteItem, UpdateItem (languages and marker): as before.
+			// one TransactWriteItems (translations, languages and marker,
+			// conditioned on the message's revision).
 			counts := map[string]int{}
 			for _, c := range w.st.Calls.Calls() {
 				counts[c]++
 			}
-			for _, op := range []string{"DynamoDB.Query", "DynamoDB.GetItem", "DynamoDB.BatchWriteItem", "DynamoDB.UpdateItem"} {
+			for _, op := range []string{"DynamoDB.Query", "DynamoDB.GetItem", "DynamoDB.TransactWriteItems"} {
 				if counts[op] != 10 {
 					t.Fatalf("translating 10 messages made %v, want 10 of %s", counts, op)
 				}

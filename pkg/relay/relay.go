@@ -46,6 +46,16 @@ type Relay struct {
 	Events *Fanout
 	// Parking, when set, keeps the records that failed (HandleStream).
 	Parking Parking
+	// Translations, when set, removes the stored translations of each
+	// deleted message (contract section 13), off the request path.
+	Translations TranslationRemover
+}
+
+// TranslationRemover removes a deleted message's translations.
+type TranslationRemover interface {
+	// DeleteTranslations removes every stored translation of message id;
+	// removing none is no error. Errors: EUnavailable.
+	DeleteTranslations(ctx context.Context, id string) error
 }
 
 // Forward sends the entries' jobs and returns the ids of the entries that
@@ -102,7 +112,7 @@ const parkReserve = 2 * time.Second
 // retried, and a record processed twice queues the same job, event ids and
 // delivery ids again (receivers dedupe on the delivery id).
 func (r *Relay) Process(ctx context.Context, recs []dynamo.StreamRecord) []string {
-	var entries []Entry
+	var entries, deleted []Entry
 	var changes []ChangeEntry
 	for _, rec := range recs {
 		if r.Events != nil {
@@ -110,14 +120,26 @@ func (r *Relay) Process(ctx context.Context, recs []dynamo.StreamRecord) []strin
 				changes = append(changes, ChangeEntry{ID: rec.Seq, Change: c, At: rec.At})
 			}
 		}
-		if rec.EventName != string(events.DynamoDBOperationTypeInsert) {
-			continue
-		}
-		if m, ok := dynamo.MessageFromImage(rec.Image); ok {
+		m, ok := dynamo.MessageFromImage(rec.Image)
+		switch {
+		case !ok:
+		case rec.EventName == string(events.DynamoDBOperationTypeInsert):
 			entries = append(entries, Entry{ID: rec.Seq, Message: m})
+		case rec.EventName != string(events.DynamoDBOperationTypeModify):
+		case dynamo.OutboxOf(rec.Image) == dynamo.OutboxEdited:
+			// An edit: its new revision is translated like a new message.
+			entries = append(entries, Entry{ID: rec.Seq, Message: m})
+		case dynamo.OutboxOf(rec.Image) == dynamo.OutboxDeleted && r.Translations != nil:
+			deleted = append(deleted, Entry{ID: rec.Seq, Message: m})
 		}
 	}
 	failed := r.Forward(ctx, entries)
+	for _, e := range deleted {
+		if err := r.Translations.DeleteTranslations(ctx, e.Message.ID); err != nil {
+			slog.WarnContext(ctx, "relay: translations of a deleted message", "message_id", e.Message.ID, "error", err.Error())
+			failed = append(failed, e.ID)
+		}
+	}
 	if len(changes) > 0 {
 		failed = append(failed, r.Events.Send(ctx, changes)...)
 	}

@@ -100,14 +100,6 @@ func PostGuestMessageHandler(auth GuestAuthenticator, msgs GuestMessagePoster) h
 
 func decodeGuestMessage(obj httpapi.Object) (string, error) {
 	var v chat.Validation
-	content, ok := obj.String(&v, "content", "content")
-	switch {
-	case !ok && !v.Has("content"):
-		v.Add("content", "The content field is required.")
-	case ok:
-		if problem := messages.CheckContent(content); problem != "" {
-			v.Add("content", problem)
-		}
-	}
+	content := messages.ContentField(obj, &v)
 	return content, v.Err()
 }

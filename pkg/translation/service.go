@@ -58,6 +58,19 @@ type Stored struct {
 	// Marked reports that the message still holds its untranslated marker,
 	// which finishing it clears.
 	Marked bool
+	// Revision is the stored content's revision (1 for a message never
+	// edited); a job of an earlier revision has nothing left to do.
+	Revision int
+}
+
+// RevisionSaver is a Store that conditions a save on the message's
+// revision (contract section 13): the translations and the record of
+// their languages are written only while the message is still at that
+// revision and not deleted, so a translation of an earlier revision never
+// lands over a newer one, whatever order the jobs finish in. A refused
+// save is not an error. Service uses it when its Store implements it.
+type RevisionSaver interface {
+	SaveRevision(ctx context.Context, channelID, messageID string, revision int, ts []chat.Translation, finished bool) error
 }
 
 // MaxTranslationBytes bounds a stored translation's text (UTF-8 bytes), so
@@ -173,6 +186,12 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 	if err != nil {
 		return fmt.Errorf("translation: stored message %s: %w", job.MessageID, err)
 	}
+	if stored.Revision > job.Rev() {
+		// An edit replaced this content: its own job translates the new one.
+		s.log().InfoContext(ctx, "translation: job of an earlier revision; nothing to do", "message_id", job.MessageID,
+			"job_revision", job.Rev(), "revision", stored.Revision)
+		return nil
+	}
 	job.Content = stored.Content
 	done := stored.Done
 	todo := make([]string, 0, len(wanted))
@@ -204,7 +223,7 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 	}
 	finished := len(r.failed.Languages) == 0
 	if len(r.saves) > 0 || finished && stored.Marked {
-		if err := s.Store.SaveTranslations(ctx, job.ChannelID, job.MessageID, r.saves, finished); err != nil {
+		if err := s.save(ctx, job, r.saves, finished); err != nil {
 			return fmt.Errorf("translation: save %d translation(s) of message %s: %w", len(r.saves), job.MessageID, err)
 		}
 	}
@@ -218,10 +237,22 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 // finish clears the marker of a message that needs no translation, without
 // reading it: one write, which is a no-op for a message without a marker.
 func (s *Service) finish(ctx context.Context, job messages.Job) error {
-	if err := s.Store.SaveTranslations(ctx, job.ChannelID, job.MessageID, nil, true); err != nil {
+	if err := s.save(ctx, job, nil, true); err != nil {
 		return fmt.Errorf("translation: finish message %s: %w", job.MessageID, err)
 	}
 	return nil
+}
+
+// save stores ts of job's revision: through RevisionSaver when the store
+// is one, so that nothing lands on a newer revision.
+func (s *Service) save(ctx context.Context, job messages.Job, ts []chat.Translation, finished bool) error {
+	for i := range ts {
+		ts[i].Revision = job.Rev()
+	}
+	if rs, ok := s.Store.(RevisionSaver); ok {
+		return rs.SaveRevision(ctx, job.ChannelID, job.MessageID, job.Rev(), ts, finished)
+	}
+	return s.Store.SaveTranslations(ctx, job.ChannelID, job.MessageID, ts, finished)
 }
 
 // readerTargets returns the distinct targets that serve readers. Each

@@ -256,7 +256,7 @@ func TestProcessStoresTranslationFields(t *testing.T) {
 		t.Fatalf("Process: %v", err)
 	}
 	got := store.saved[messageID+"/es"]
-	want := chat.Translation{MessageID: messageID, Language: "es", Content: "[es] Hello world", SourceLanguage: "en", CreatedAt: now}
+	want := chat.Translation{MessageID: messageID, Language: "es", Content: "[es] Hello world", SourceLanguage: "en", CreatedAt: now, Revision: 1}
 	if got != want {
 		t.Fatalf("stored %+v, want %+v", got, want)
 	}

@@ -62,7 +62,7 @@ func TestCreateValidation(t *testing.T) {
 		{"outbound room.message_created (support only)", webhooks.Outbound, `{"name":"a","url":"https://a.example.invalid/","events":["message.created","room.message_created"]}`, "events"},
 		{"outbound no events", webhooks.Outbound, `{"name":"a","url":"https://a.example.invalid/"}`, "events"},
 		{"outbound empty events", webhooks.Outbound, `{"name":"a","url":"https://a.example.invalid/","events":[]}`, "events"},
-		{"outbound unknown event", webhooks.Outbound, `{"name":"a","url":"https://a.example.invalid/","events":["message.deleted"]}`, "events"},
+		{"outbound unknown event", webhooks.Outbound, `{"name":"a","url":"https://a.example.invalid/","events":["message.exploded"]}`, "events"},
 		{"outbound duplicate event", webhooks.Outbound, `{"name":"a","url":"https://a.example.invalid/","events":["room.closed","room.closed"]}`, "events"},
 		{"outbound events string", webhooks.Outbound, `{"name":"a","url":"https://a.example.invalid/","events":"room.closed"}`, "events"},
 		{"outbound 101 name", webhooks.Outbound, `{"name":"` + long(101) + `","url":"https://a.example.invalid/","events":["room.closed"]}`, "name"},

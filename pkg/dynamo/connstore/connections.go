@@ -352,6 +352,14 @@ func RealtimeChange(eventName string, oldImage, newImage map[string]types.Attrib
 		if !ok || !okBefore {
 			return realtime.Change{}, false
 		}
+		switch {
+		case m.Deleted() && before.Deleted():
+			return realtime.Change{}, false
+		case m.Deleted():
+			return realtime.Change{Kind: realtime.MessageDeleted, Message: m, Before: before}, true
+		case m.Rev() != before.Rev():
+			return realtime.Change{Kind: realtime.MessageEdited, Message: m, Before: before}, true
+		}
 		return realtime.Change{Kind: realtime.MessageChanged, Message: m, Before: before}, true
 	}
 	return realtime.Change{}, false

@@ -314,3 +314,48 @@ func (s *Store) InboundWebhookOf(ctx context.Context, ws, id string) error {
 	}
 	return nil
 }
+
+// RewriteLog implements inbound.LogRewriter with one PutItem that replaces
+// record rec.ID (written before its request's outcome was known).
+// Errors: EUnavailable.
+func (s *Store) RewriteLog(ctx context.Context, rec chat.RequestLog) error {
+	av, err := attributevalue.MarshalMap(requestLogItemOf(rec))
+	if err != nil {
+		return chat.Internal(err)
+	}
+	_, err = s.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Name, Item: av})
+	return dynamo.Fail("rewrite request log "+rec.ID, err)
+}
+
+// Admit implements inbound.ChangeLogger with one TransactWriteItems: the
+// request log record rec (written before the change it logs is applied),
+// sig's use when set (as Log), and a ConditionCheck that webhook judged's
+// by-id item still holds the settings the change was judged on.
+func (s *Store) Admit(ctx context.Context, rec chat.RequestLog, sig *inbound.SignatureUse, judged chat.InboundWebhook, now time.Time) (inbound.Outcome, error) {
+	check, err := s.versionCheck(judged)
+	if err != nil {
+		return 0, err
+	}
+	sigIdx := -1
+	var items []types.TransactWriteItem
+	if sig != nil {
+		sigIdx = len(items)
+		items = append(items, s.sigWrite(sig, now))
+	}
+	verIdx := len(items)
+	items = append(items, check, dynamo.Put(s.Name, requestLogItemOf(rec), "", nil))
+	reasons, err := s.Transact(ctx, "admit inbound change", items)
+	switch {
+	case chat.IsCode(err, chat.EConflict):
+		return 0, chat.Unavailable(err)
+	case err != nil:
+		return 0, err
+	case reasons == nil:
+		return inbound.Written, nil
+	case dynamo.ConditionFailed(reasons, verIdx):
+		return inbound.SettingsChanged, nil
+	case sigIdx >= 0 && dynamo.ConditionFailed(reasons, sigIdx):
+		return inbound.SignatureUsed, nil
+	}
+	return 0, chat.Internal(fmt.Errorf("dynamo: admit inbound change cancelled for an unexpected reason: %s", dynamo.ReasonCodes(reasons)))
+}

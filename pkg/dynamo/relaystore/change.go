@@ -17,7 +17,9 @@ const (
 	ChangeTranslated = "translated" // a message's translations finished
 	ChangeRoom       = "room"       // a room created
 	ChangeRoomClosed = "room_closed"
-	ChangeGuest      = "guest" // a guest joined or re-joined
+	ChangeGuest      = "guest"   // a guest joined or re-joined
+	ChangeEdited     = "edited"  // a message's content edited (a new revision)
+	ChangeDeleted    = "deleted" // a message deleted
 )
 
 // Change is a stream record that reports an event.
@@ -47,6 +49,12 @@ func ChangeFromImage(eventName string, image map[string]types.AttributeValue) (C
 		}
 		if insert {
 			return Change{Kind: ChangeMessage, Message: m}, true
+		}
+		switch {
+		case modify && dynamo.OutboxOf(image) == dynamo.OutboxEdited:
+			return Change{Kind: ChangeEdited, Message: m}, true
+		case modify && dynamo.OutboxOf(image) == dynamo.OutboxDeleted:
+			return Change{Kind: ChangeDeleted, Message: m}, true
 		}
 		at, err := time.Parse(time.RFC3339Nano, dynamo.GetS(image, dynamo.AttrTranslatedAt))
 		if modify && err == nil && dynamo.GetS(image, dynamo.AttrPendingShard) == "" {

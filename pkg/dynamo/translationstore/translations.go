@@ -81,14 +81,14 @@ func (s *Store) Readers(ctx context.Context, channelID string, now time.Time) ([
 // GetItem of the message item, projecting what translating it needs: its
 // content, its translated_languages set and its untranslated marker. A
 // redelivery right after a save sees the set. Errors: ENotFound when the
-// Message does not exist; EUnavailable, EInternal.
+// message does not exist; EUnavailable, EInternal.
 func (s *Store) Message(ctx context.Context, channelID, messageID string) (translation.Stored, error) {
 	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:            &s.Name,
 		Key:                  dynamo.Key(dynamo.ChanPK(channelID), dynamo.MessageSK(messageID)),
-		ProjectionExpression: aws.String("#c, #tl, #ps"),
+		ProjectionExpression: aws.String("#c, #tl, #ps, #rev"),
 		ExpressionAttributeNames: map[string]string{
-			"#c": "content", "#tl": dynamo.AttrTranslatedLanguages, "#ps": dynamo.AttrPendingShard,
+			"#c": "content", "#tl": dynamo.AttrTranslatedLanguages, "#ps": dynamo.AttrPendingShard, "#rev": dynamo.AttrRevision,
 		},
 		ConsistentRead: aws.Bool(true),
 	})
@@ -102,6 +102,7 @@ func (s *Store) Message(ctx context.Context, channelID, messageID string) (trans
 		Content   string   `dynamodbav:"content"`
 		Languages []string `dynamodbav:"translated_languages,stringset"`
 		Pending   string   `dynamodbav:"pending_shard"`
+		Revision  int      `dynamodbav:"revision"`
 	}
 	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
 		return translation.Stored{}, chat.Internal(fmt.Errorf("dynamo: message %s to translate: %w", messageID, err))
@@ -110,7 +111,7 @@ func (s *Store) Message(ctx context.Context, channelID, messageID string) (trans
 	for _, l := range it.Languages {
 		done[l] = true
 	}
-	return translation.Stored{Content: it.Content, Done: done, Marked: it.Pending != ""}, nil
+	return translation.Stored{Content: it.Content, Done: done, Marked: it.Pending != "", Revision: max(1, it.Revision)}, nil
 }
 
 // SaveTranslations implements translation.Store. It writes the translation

@@ -1,0 +1,10 @@
+// Command edit-webhook-message is EditWebhookMessageFunction:
+// PATCH /webhooks/{webhook}/messages/{message_id} (an inbound webhook edits a message it posted).
+package main
+
+import (
+	"github.com/chatbridge/chat/pkg/app/httpfn"
+	"github.com/chatbridge/chat/pkg/inboundapi"
+)
+
+func main() { httpfn.Run("EditWebhookMessageFunction", inboundapi.EditWebhookMessage) }

@@ -1,0 +1,132 @@
+package editstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
+	"github.com/chatbridge/chat/pkg/edits"
+	"github.com/chatbridge/chat/pkg/webhooks"
+)
+
+var _ edits.Store = (*Store)(nil)
+
+// ownerCond is the condition that the item is a message of c's workspace
+// (and, unless c.AnyAuthor, of c's actor), not deleted.
+func ownerCond(c edits.Change, names map[string]string, values map[string]types.AttributeValue) string {
+	names["#pk"], names["#ws"], names["#del"] = dynamo.AttrPK, "workspace_id", dynamo.AttrDeletedAt
+	values[":ws"] = dynamo.Str(c.Actor.WorkspaceID)
+	cond := "attribute_exists(#pk) AND #ws = :ws AND attribute_not_exists(#del)"
+	if !c.AnyAuthor {
+		names["#au"], names["#at"], names["#aid"] = "author", "type", "id"
+		values[":at"], values[":aid"] = dynamo.Str(c.Actor.Type), dynamo.Str(c.Actor.ID)
+		cond += " AND #au.#at = :at AND #au.#aid = :aid"
+	}
+	return cond
+}
+
+// EditMessage implements edits.Store with one UpdateItem that returns the
+// item as it was, whether the write happened (ReturnValues) or its
+// condition failed (ReturnValuesOnConditionCheckFailure). The new revision
+// gets the untranslated marker unless the message skips translation: the
+// write is conditioned on skip_translation being false, and a message that
+// skips it is written again without the marker (a second call, for those
+// only). Errors: EUnavailable.
+func (s *Store) EditMessage(ctx context.Context, c edits.Change) (chat.Message, bool, bool, error) {
+	m, applied, found, err := s.edit(ctx, c, true)
+	if err == nil && !applied && found && m.SkipTranslation {
+		m, applied, found, err = s.edit(ctx, c, false)
+	}
+	return m, applied, found, err
+}
+
+func (s *Store) edit(ctx context.Context, c edits.Change, mark bool) (chat.Message, bool, bool, error) {
+	names := map[string]string{"#c": "content", "#ed": dynamo.AttrEditedAt, "#ob": dynamo.AttrOutbox, "#skip": "skip_translation",
+		"#tl": dynamo.AttrTranslatedLanguages, "#ta": dynamo.AttrTranslatedAt, "#pa": dynamo.AttrPendingAttempts}
+	values := map[string]types.AttributeValue{":c": dynamo.Str(c.Content), ":now": dynamo.Str(c.Now.Format(time.RFC3339Nano)),
+		":one": dynamo.Num(1), ":ob": dynamo.Str(dynamo.OutboxEdited), ":skip": &types.AttributeValueMemberBOOL{Value: !mark}}
+	cond := ownerCond(c, names, values) + " AND #c <> :c AND #skip = :skip"
+	if c.IfMatch != 0 {
+		cond += " AND " + dynamo.RevisionCond(names, values, c.IfMatch)
+	}
+	names["#rev"] = dynamo.AttrRevision
+	update := "SET #c = :c, #rev = if_not_exists(#rev, :one) + :one, #ed = :now, #ob = :ob"
+	remove := " REMOVE #tl, #ta, #pa"
+	if mark {
+		names["#ps"], names["#pd"] = dynamo.AttrPendingShard, dynamo.AttrPendingDue
+		values[":ps"], values[":pd"] = dynamo.Str(dynamo.PendingShard(c.MessageID)), dynamo.Str(dynamo.PendingDue(c.Now.Add(dynamo.PendingGrace), c.MessageID))
+		update += ", #ps = :ps, #pd = :pd"
+	} else {
+		names["#ps"], names["#pd"] = dynamo.AttrPendingShard, dynamo.AttrPendingDue
+		remove += ", #ps, #pd"
+	}
+	return s.conditionalUpdate(ctx, "edit message "+c.MessageID, &dynamodb.UpdateItemInput{
+		TableName: &s.Name, Key: dynamo.Key(dynamo.ChanPK(c.ChannelID), dynamo.MessageSK(c.MessageID)),
+		ConditionExpression: aws.String(cond), UpdateExpression: aws.String(update + remove),
+		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+	})
+}
+
+// DeleteMessage implements edits.Store with one UpdateItem, as
+// EditMessage: it removes the content, the translated languages, the
+// untranslated marker and the translated_at of the message, and sets
+// deleted_at and deleted_by. Errors: EUnavailable.
+func (s *Store) DeleteMessage(ctx context.Context, c edits.Change) (chat.Message, bool, bool, error) {
+	names := map[string]string{"#c": "content", "#by": dynamo.AttrDeletedBy, "#ob": dynamo.AttrOutbox,
+		"#tl": dynamo.AttrTranslatedLanguages, "#ta": dynamo.AttrTranslatedAt, "#pa": dynamo.AttrPendingAttempts,
+		"#ps": dynamo.AttrPendingShard, "#pd": dynamo.AttrPendingDue}
+	by, err := dynamo.AuthorValue(chat.Author{Type: c.Actor.Type, ID: c.Actor.ID, Name: c.Actor.Name})
+	if err != nil {
+		return chat.Message{}, false, false, err
+	}
+	values := map[string]types.AttributeValue{":now": dynamo.Str(c.Now.Format(time.RFC3339Nano)), ":by": by, ":ob": dynamo.Str(dynamo.OutboxDeleted)}
+	cond := ownerCond(c, names, values)
+	return s.conditionalUpdate(ctx, "delete message "+c.MessageID, &dynamodb.UpdateItemInput{
+		TableName: &s.Name, Key: dynamo.Key(dynamo.ChanPK(c.ChannelID), dynamo.MessageSK(c.MessageID)),
+		ConditionExpression:      aws.String(cond),
+		UpdateExpression:         aws.String("SET #del = :now, #by = :by, #ob = :ob REMOVE #c, #tl, #ta, #pa, #ps, #pd"),
+		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+	})
+}
+
+// conditionalUpdate runs in and returns the item as it was before, whether
+// in's write happened, and whether the item exists.
+func (s *Store) conditionalUpdate(ctx context.Context, op string, in *dynamodb.UpdateItemInput) (chat.Message, bool, bool, error) {
+	in.ReturnValues = types.ReturnValueAllOld
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	out, err := s.Client.UpdateItem(ctx, in)
+	item, applied := map[string]types.AttributeValue(nil), err == nil
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &ccf):
+		item = ccf.Item
+	case err != nil:
+		return chat.Message{}, false, false, dynamo.Fail(op, err)
+	default:
+		item = out.Attributes
+	}
+	if len(item) == 0 {
+		return chat.Message{}, applied, false, nil
+	}
+	var it dynamo.MessageItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return chat.Message{}, false, false, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
+	}
+	return it.Message(), applied, true, nil
+}
+
+// Audit implements edits.Store with one PutItem of the audit event.
+// Errors: EUnavailable.
+func (s *Store) Audit(ctx context.Context, ev webhooks.AuditEvent) error {
+	put := (&webhookstore.Store{Table: s.Table}).AuditPut(ev)
+	_, err := s.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Name, Item: put.Put.Item})
+	return dynamo.Fail("audit "+ev.Action+" "+ev.TargetID, err)
+}
