@@ -365,18 +365,37 @@ func TestGuestConnectionsProbedAtTheLimit(t *testing.T) {
 	for i := range conns {
 		conns[i] = s.dial(t)
 	}
-	for _, c := range conns {
+	// Eight subscribes at a time, each given a minute: the setup must not
+	// depend on how loaded the machine is.
+	sem := make(chan struct{}, 8)
+	replies := make([]string, len(conns))
+	for i, c := range conns {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
 			b, _ := json.Marshal(map[string]string{"action": "subscribe", "token": token})
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			_ = c.ws.Write(ctx, websocket.MessageText, b)
-			_, _, _ = c.ws.Read(ctx)
+			if err := c.ws.Write(ctx, websocket.MessageText, b); err != nil {
+				replies[i] = err.Error()
+				return
+			}
+			_, reply, err := c.ws.Read(ctx)
+			if err != nil {
+				replies[i] = err.Error()
+				return
+			}
+			replies[i] = string(reply)
 		}()
 	}
 	wg.Wait()
+	for i, r := range replies {
+		if !strings.Contains(r, `"subscribed"`) {
+			t.Fatalf("subscribe %d of %d: got %s, want subscribed", i+1, len(conns), r)
+		}
+	}
 	if n, _ := storetest.New(s.a.DB, s.a.Table).Conns.Connections(context.Background(), demoSupport, time.Now()); len(n) < realtime.MaxPerRoom {
 		t.Fatalf("%d connections stored, want %d", len(n), realtime.MaxPerRoom)
 	}
