@@ -4,7 +4,7 @@ package main
 
 import (
 	"github.com/chatbridge/chat/pkg/app/httpfn"
-	"github.com/chatbridge/chat/pkg/membersapi"
+	"github.com/chatbridge/chat/pkg/editsapi"
 )
 
-func main() { httpfn.Run("DeleteChannelMessageFunction", membersapi.DeleteChannelMessage) }
+func main() { httpfn.Run("DeleteChannelMessageFunction", editsapi.DeleteChannelMessage) }

@@ -4,7 +4,7 @@ package main
 
 import (
 	"github.com/chatbridge/chat/pkg/app/httpfn"
-	"github.com/chatbridge/chat/pkg/inboundapi"
+	"github.com/chatbridge/chat/pkg/editsapi/webhookedits"
 )
 
-func main() { httpfn.Run("DeleteWebhookMessageFunction", inboundapi.DeleteWebhookMessage) }
+func main() { httpfn.Run("DeleteWebhookMessageFunction", webhookedits.DeleteWebhookMessage) }

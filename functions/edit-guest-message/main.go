@@ -4,7 +4,7 @@ package main
 
 import (
 	"github.com/chatbridge/chat/pkg/app/httpfn"
-	"github.com/chatbridge/chat/pkg/roomsapi"
+	"github.com/chatbridge/chat/pkg/editsapi/guestedits"
 )
 
-func main() { httpfn.Run("EditGuestMessageFunction", roomsapi.EditGuestMessage) }
+func main() { httpfn.Run("EditGuestMessageFunction", guestedits.EditGuestMessage) }

@@ -5,6 +5,9 @@ package handlers
 import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/deliveriesapi"
+	"github.com/chatbridge/chat/pkg/editsapi"
+	"github.com/chatbridge/chat/pkg/editsapi/guestedits"
+	"github.com/chatbridge/chat/pkg/editsapi/webhookedits"
 	"github.com/chatbridge/chat/pkg/guestpage"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inboundapi"
@@ -23,15 +26,15 @@ var HTTP = map[string]app.HTTPConstructor{
 	"CreateOutboundWebhookFunction":       webhooksapi.Create(webhooks.Outbound),
 	"CreateRoomFunction":                  roomsapi.CreateRoom,
 	"CreateSupportWebhookFunction":        webhooksapi.Create(webhooks.Support),
-	"DeleteChannelMessageFunction":        membersapi.DeleteChannelMessage,
-	"DeleteGuestMessageFunction":          roomsapi.DeleteGuestMessage,
+	"DeleteChannelMessageFunction":        editsapi.DeleteChannelMessage,
+	"DeleteGuestMessageFunction":          guestedits.DeleteGuestMessage,
 	"DeleteInboundWebhookFunction":        webhooksapi.Delete(webhooks.Inbound),
 	"DeleteOutboundWebhookFunction":       webhooksapi.Delete(webhooks.Outbound),
 	"DeleteSupportWebhookFunction":        webhooksapi.Delete(webhooks.Support),
-	"DeleteWebhookMessageFunction":        inboundapi.DeleteWebhookMessage,
-	"EditChannelMessageFunction":          membersapi.EditChannelMessage,
-	"EditGuestMessageFunction":            roomsapi.EditGuestMessage,
-	"EditWebhookMessageFunction":          inboundapi.EditWebhookMessage,
+	"DeleteWebhookMessageFunction":        webhookedits.DeleteWebhookMessage,
+	"EditChannelMessageFunction":          editsapi.EditChannelMessage,
+	"EditGuestMessageFunction":            guestedits.EditGuestMessage,
+	"EditWebhookMessageFunction":          webhookedits.EditWebhookMessage,
 	"InboundWebhookFunction":              inboundapi.Inbound,
 	"JoinRoomFunction":                    roomsapi.Join,
 	"ListAuditEventsFunction":             webhooksapi.AuditEvents,

@@ -1,12 +1,10 @@
-package translation
+package chat
 
 import (
 	"cmp"
 	"slices"
 
 	"golang.org/x/text/language"
-
-	"github.com/chatbridge/chat/pkg/chat"
 )
 
 // Languages is a translator's set of target languages, each named by the code
@@ -29,7 +27,7 @@ type Languages struct {
 // The order does not change what Target picks: the matcher sees the codes
 // sorted, so that a tie (fr-BE is as close to fr as to fr-CA) breaks the
 // same way for a translator's list and for any subset of it stored beside a
-// message (see Pick).
+// message (see PickLanguage).
 func NewLanguages(codes ...string) *Languages {
 	l := &Languages{}
 	seen := map[string]bool{}
@@ -139,14 +137,14 @@ func sameBase(a, b language.Tag) bool {
 // both no), which x/text's matcher otherwise mismatches (nb reads da when a
 // list has both da and no).
 func parse(s string) (language.Tag, bool) {
-	if !chat.ValidLanguageTag(s) {
+	if !ValidLanguageTag(s) {
 		return language.Tag{}, false
 	}
 	t, err := language.All.Parse(s)
 	return t, err == nil
 }
 
-// Pick returns, among the languages a message is available in (the target
+// PickLanguage returns, among the languages a message is available in (the target
 // codes its translations were stored under), the one that serves a reader
 // whose preferred language is tag; false when none does. A message view uses
 // it to choose the stored translation to show.
@@ -155,6 +153,6 @@ func parse(s string) (language.Tag, bool) {
 // matter: when the code the translator picked for tag is available, Pick
 // returns that very code (es-AR reads es-MX out of es and es-MX); otherwise
 // the closest available one (es-AR reads es when es-MX is not stored).
-func Pick(tag string, available ...string) (string, bool) {
+func PickLanguage(tag string, available ...string) (string, bool) {
 	return NewLanguages(available...).Target(tag)
 }

@@ -1,19 +1,19 @@
-package translation_test
+package chat_test
 
 import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
 
-	"github.com/chatbridge/chat/pkg/translation"
+	"github.com/chatbridge/chat/pkg/chat"
 )
 
 func TestLanguagesTarget(t *testing.T) {
-	oneSpanish := translation.NewLanguages("en", "es", "fr", "de")
-	amazonLike := translation.NewLanguages("en", "es", "es-MX", "fr", "fr-CA", "pt", "pt-PT", "zh", "zh-TW", "no", "tl", "he", "sr", "da")
+	oneSpanish := chat.NewLanguages("en", "es", "fr", "de")
+	amazonLike := chat.NewLanguages("en", "es", "es-MX", "fr", "fr-CA", "pt", "pt-PT", "zh", "zh-TW", "no", "tl", "he", "sr", "da")
 	for _, tc := range []struct {
 		name  string
-		langs *translation.Languages
+		langs *chat.Languages
 		tag   string
 		want  string // "" means no target
 	}{
@@ -38,12 +38,12 @@ func TestLanguagesTarget(t *testing.T) {
 		{"sr-Latn reads sr (script only)", amazonLike, "sr-Latn", "sr"},
 		{"case-insensitive", amazonLike, "EN-us", "en"},
 		{"private use", amazonLike, "en-US-x-private", "en"},
-		{"Traditional Chinese reads the one Chinese", translation.NewLanguages("en", "zh"), "zh-TW", "zh"},
+		{"Traditional Chinese reads the one Chinese", chat.NewLanguages("en", "zh"), "zh-TW", "zh"},
 		{"unsupported language", oneSpanish, "ja", ""},
 		{"not a tag", oneSpanish, "en_US", ""},
 		{"empty", oneSpanish, "", ""},
 		{"nil languages", nil, "en", ""},
-		{"empty languages", translation.NewLanguages(), "en", ""},
+		{"empty languages", chat.NewLanguages(), "en", ""},
 	} {
 		got, ok := tc.langs.Target(tc.tag)
 		if got != tc.want || ok != (tc.want != "") {
@@ -53,7 +53,7 @@ func TestLanguagesTarget(t *testing.T) {
 }
 
 func TestNewLanguagesSkipsBadAndRepeatedCodes(t *testing.T) {
-	got := translation.NewLanguages("en", "not_a_tag", "es", "en", "").Codes()
+	got := chat.NewLanguages("en", "not_a_tag", "es", "en", "").Codes()
 	if want := []string{"en", "es"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("Codes() = %v, want %v", got, want)
 	}
@@ -86,7 +86,7 @@ func TestPick(t *testing.T) {
 		{"ja", []string{"es", "es-MX", "zh"}, ""},
 		{"en", nil, ""},
 	} {
-		got, ok := translation.Pick(tc.tag, tc.available...)
+		got, ok := chat.PickLanguage(tc.tag, tc.available...)
 		if got != tc.want || ok != (tc.want != "") {
 			t.Errorf("Pick(%q, %v) = %q, %v; want %q", tc.tag, tc.available, got, ok, tc.want)
 		}
@@ -98,7 +98,7 @@ func TestPick(t *testing.T) {
 // order, a reader whose target is among them is shown that very target.
 func TestPickFindsTheTranslatorsTarget(t *testing.T) {
 	codes := []string{"en", "es", "es-MX", "fr", "fr-CA", "pt", "pt-PT", "zh", "zh-TW", "no", "tl", "he", "sr", "da", "fa-AF", "fa", "sv", "de"}
-	full := translation.NewLanguages(codes...)
+	full := chat.NewLanguages(codes...)
 	readers := []string{"es", "es-ES", "es-AR", "es-419", "es-MX", "fr", "fr-BE", "fr-CH", "fr-CA", "br", "wo", "oc", "gl", "eu",
 		"pt-BR", "pt-AO", "pt-PT", "zh-CN", "zh-HK", "zh-Hant", "zh-SG", "nb", "nn", "fil", "iw", "sr-Latn", "da", "fa-IR",
 		"de-CH", "gsw", "en-GB", "en-IN"}
@@ -116,7 +116,7 @@ func TestPickFindsTheTranslatorsTarget(t *testing.T) {
 				}
 			}
 			rng.Shuffle(len(available), func(i, j int) { available[i], available[j] = available[j], available[i] })
-			if got, _ := translation.Pick(tag, available...); got != want {
+			if got, _ := chat.PickLanguage(tag, available...); got != want {
 				t.Fatalf("Pick(%q, %v) = %q; want the translator's target %q", tag, available, got, want)
 			}
 		}
@@ -124,7 +124,7 @@ func TestPickFindsTheTranslatorsTarget(t *testing.T) {
 }
 
 func TestLanguagesSource(t *testing.T) {
-	langs := translation.NewLanguages("en", "es")
+	langs := chat.NewLanguages("en", "es")
 	for _, tc := range []struct{ tag, want string }{
 		{"es-MX", "es"}, {"en-GB", "en"}, {"EN", "en"},
 		// A Galician reader may read Spanish; Galician text is not Spanish.

@@ -286,3 +286,22 @@ func (p Page[T]) Rest(n int) (position string, ok bool) {
 	}
 	return p.After[n-1], true
 }
+
+// AuditEvent is one entry of a workspace's audit trail: who did what to
+// which webhook (or message), and when. Changes names the fields that changed, never
+// their values, so that no secret can reach it.
+type AuditEvent struct {
+	ID          string
+	WorkspaceID string
+	ActorType   string
+	ActorID     string
+	Action      string
+	TargetType  string
+	TargetID    string
+	Changes     []string
+	CreatedAt   time.Time
+	ExpiresAt   time.Time
+}
+
+// AuditRetention is how long audit events are kept (contract section 10).
+const AuditRetention = 365 * 24 * time.Hour

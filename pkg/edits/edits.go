@@ -9,7 +9,6 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/rooms"
-	"github.com/chatbridge/chat/pkg/webhooks"
 )
 
 // Actor is who edits or deletes: a workspace user, a guest or an inbound
@@ -70,7 +69,7 @@ type Store interface {
 	// is set. Results as EditMessage. Errors: EUnavailable.
 	DeleteMessage(ctx context.Context, c Change) (old chat.Message, applied, found bool, err error)
 	// Audit writes ev to the workspace's audit trail. Errors: EUnavailable.
-	Audit(ctx context.Context, ev webhooks.AuditEvent) error
+	Audit(ctx context.Context, ev chat.AuditEvent) error
 }
 
 // Service edits and deletes messages.
@@ -189,9 +188,9 @@ func (s *Service) Delete(ctx context.Context, actor Actor, channelID, messageID 
 			if isAuthor(actor, old) {
 				return nil
 			}
-			return s.Store.Audit(ctx, webhooks.AuditEvent{ID: s.IDs.New(c.Now), WorkspaceID: actor.WorkspaceID, ActorType: actor.Type,
+			return s.Store.Audit(ctx, chat.AuditEvent{ID: s.IDs.New(c.Now), WorkspaceID: actor.WorkspaceID, ActorType: actor.Type,
 				ActorID: actor.ID, Action: ActionMessageDeleted, TargetType: "message", TargetID: old.ID,
-				Changes: []string{}, CreatedAt: c.Now, ExpiresAt: c.Now.Add(webhooks.AuditRetention)})
+				Changes: []string{}, CreatedAt: c.Now, ExpiresAt: c.Now.Add(chat.AuditRetention)})
 		}
 		err = refusal(actor, old, found, true, 0)
 		if chat.IsCode(err, chat.EMessageDeleted) {

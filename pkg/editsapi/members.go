@@ -1,11 +1,12 @@
-package membersapi
+package editsapi
 
 import (
 	"net/http"
 
+	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
 	"github.com/chatbridge/chat/pkg/edits"
-	"github.com/chatbridge/chat/pkg/editsapi"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -19,14 +20,14 @@ func memberActor(p workspaces.Principal) edits.Actor {
 // /api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages/{message_id}
 // (contract section 13): 200 with the new revision's view. Membership is
 // judged before the body is read.
-func EditChannelMessageHandler(auth httpapi.Authorizer, svc editsapi.MessageEditor) http.Handler {
+func EditChannelMessageHandler(auth httpapi.Authorizer, svc MessageEditor) http.Handler {
 	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		channel := r.PathValue("channel_id")
 		if !p.MemberOf(channel) {
 			httpapi.Error(w, r, workspaces.ErrForbidden())
 			return
 		}
-		editsapi.Edit(w, r, svc, memberActor(p), channel)
+		Edit(w, r, svc, memberActor(p), channel)
 	})
 }
 
@@ -34,13 +35,23 @@ func EditChannelMessageHandler(auth httpapi.Authorizer, svc editsapi.MessageEdit
 // /api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages/{message_id}
 // (contract section 13): 204. A member deletes their own messages in their
 // channels; an admin any message of the workspace.
-func DeleteChannelMessageHandler(auth httpapi.Authorizer, svc editsapi.MessageEditor) http.Handler {
+func DeleteChannelMessageHandler(auth httpapi.Authorizer, svc MessageEditor) http.Handler {
 	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		channel := r.PathValue("channel_id")
 		if !p.MemberOf(channel) && !(p.IsAdmin() && chat.ValidID(channel)) {
 			httpapi.Error(w, r, workspaces.ErrForbidden())
 			return
 		}
-		editsapi.Delete(w, r, svc, memberActor(p), channel)
+		Delete(w, r, svc, memberActor(p), channel)
 	})
+}
+
+// EditChannelMessage builds EditChannelMessageFunction.
+func EditChannelMessage(a *app.App) (http.Handler, error) {
+	return EditChannelMessageHandler(&workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)}, Editor(a)), nil
+}
+
+// DeleteChannelMessage builds DeleteChannelMessageFunction.
+func DeleteChannelMessage(a *app.App) (http.Handler, error) {
+	return DeleteChannelMessageHandler(&workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)}, Editor(a)), nil
 }

@@ -38,10 +38,10 @@ type Poster interface {
 // and writes the result with the X-RateLimit-* headers.
 func InboundHandler(p Poster, now chat.Clock, m emf.Recorder) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req := readInbound(r, now)
+		req := ReadRequest(r, now)
 		res := p.Post(r.Context(), req)
-		writeQuota(w, res.Quota)
-		recordInbound(r.Context(), m, res)
+		WriteQuota(w, res.Quota)
+		Record(r.Context(), m, res)
 		if res.Err != nil {
 			httpapi.Error(w, r, res.Err)
 			return
@@ -53,9 +53,9 @@ func InboundHandler(p Poster, now chat.Clock, m emf.Recorder) http.Handler {
 	})
 }
 
-// readInbound reads an inbound webhook request: its credentials, at most
+// ReadRequest reads an inbound webhook request: its credentials, at most
 // MaxBodyBytes+1 bytes of its body, and the whole body's size.
-func readInbound(r *http.Request, now chat.Clock) inbound.Request {
+func ReadRequest(r *http.Request, now chat.Clock) inbound.Request {
 	req := inbound.Request{
 		WebhookID:    r.PathValue("webhook"),
 		MediaTypeErr: httpapi.CheckContentType(r),
@@ -79,9 +79,9 @@ func readInbound(r *http.Request, now chat.Clock) inbound.Request {
 	return req
 }
 
-// writeQuota sets the X-RateLimit-* headers of q, when the request reached
+// WriteQuota sets the X-RateLimit-* headers of q, when the request reached
 // the quota step.
-func writeQuota(w http.ResponseWriter, q *inbound.QuotaState) {
+func WriteQuota(w http.ResponseWriter, q *inbound.QuotaState) {
 	if q != nil {
 		h := w.Header()
 		h.Set("X-RateLimit-Limit", strconv.Itoa(q.Limit))
@@ -160,8 +160,8 @@ func RequestLogHandler(auth httpapi.Authorizer, store RequestLogStore, codec *cu
 	})
 }
 
-// recordInbound counts a decided request by outcome.
-func recordInbound(ctx context.Context, m emf.Recorder, res inbound.Result) {
+// Record counts a decided request by outcome.
+func Record(ctx context.Context, m emf.Recorder, res inbound.Result) {
 	name := "InboundAccepted"
 	switch {
 	case res.Err != nil && chat.IsCode(res.Err, chat.EQuotaExceeded):

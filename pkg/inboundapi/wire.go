@@ -7,7 +7,6 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/dynamo/inboundstore"
 	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
-	"github.com/chatbridge/chat/pkg/editsapi"
 	"github.com/chatbridge/chat/pkg/inbound"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -32,32 +31,4 @@ func Inbound(a *app.App) (http.Handler, error) {
 // RequestLog builds ListInboundRequestsFunction.
 func RequestLog(a *app.App) (http.Handler, error) {
 	return RequestLogHandler(&workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)}, inboundstore.New(a.DB, a.Table), a.Cursor), nil
-}
-
-// changes is the inbound webhooks' edits and deletions, with the webhook
-// settings cache of a post (WEBHOOK_CACHE_TTL).
-func changes(a *app.App) (*inbound.Changes, error) {
-	ttl, err := app.WebhookCacheTTL()
-	if err != nil {
-		return nil, err
-	}
-	return &inbound.Changes{Service: Service(a, ttl), Editor: editsapi.Editor(a), Logs: inboundstore.New(a.DB, a.Table)}, nil
-}
-
-// EditWebhookMessage builds EditWebhookMessageFunction.
-func EditWebhookMessage(a *app.App) (http.Handler, error) {
-	c, err := changes(a)
-	if err != nil {
-		return nil, err
-	}
-	return EditWebhookMessageHandler(c, a.Now, a.Metrics), nil
-}
-
-// DeleteWebhookMessage builds DeleteWebhookMessageFunction.
-func DeleteWebhookMessage(a *app.App) (http.Handler, error) {
-	c, err := changes(a)
-	if err != nil {
-		return nil, err
-	}
-	return DeleteWebhookMessageHandler(c, a.Now, a.Metrics), nil
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/chatbridge/chat/pkg/dynamo/memberstore"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
 	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
-	"github.com/chatbridge/chat/pkg/editsapi"
 	"github.com/chatbridge/chat/pkg/members"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -35,16 +34,4 @@ func ChannelMessages(a *app.App) (http.Handler, error) {
 func PostChannelMessage(a *app.App) (http.Handler, error) {
 	auth, svc := service(a)
 	return PostChannelMessageHandler(auth, svc), nil
-}
-
-// EditChannelMessage builds EditChannelMessageFunction.
-func EditChannelMessage(a *app.App) (http.Handler, error) {
-	auth, _ := service(a)
-	return EditChannelMessageHandler(auth, editsapi.Editor(a)), nil
-}
-
-// DeleteChannelMessage builds DeleteChannelMessageFunction.
-func DeleteChannelMessage(a *app.App) (http.Handler, error) {
-	auth, _ := service(a)
-	return DeleteChannelMessageHandler(auth, editsapi.Editor(a)), nil
 }

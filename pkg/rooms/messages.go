@@ -8,7 +8,6 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/messages"
-	"github.com/chatbridge/chat/pkg/translation"
 )
 
 // MessageWriter stores a new message. Storing it is all a post does: the
@@ -137,7 +136,7 @@ func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, 
 
 // ViewOf returns m as seen by a reader whose preferred language is tag,
 // given m's stored translations by language. The reader sees the
-// translation into the language translation.Pick chooses for tag among
+// translation into the language chat.PickLanguage chooses for tag among
 // m.TranslatedLanguages, the codes the translation function stored it
 // under: the very target it translates into for such a reader, else the
 // closest one stored. The reader sees the original when m's source
@@ -163,7 +162,7 @@ func pick(m chat.Message, tag string) (string, bool) {
 	if m.SkipTranslation || len(m.TranslatedLanguages) == 0 {
 		return "", false
 	}
-	lang, ok := translation.Pick(tag, append(slices.Clip(m.TranslatedLanguages), m.SourceLanguage)...)
+	lang, ok := chat.PickLanguage(tag, append(slices.Clip(m.TranslatedLanguages), m.SourceLanguage)...)
 	if !ok || !slices.Contains(m.TranslatedLanguages, lang) {
 		return "", false
 	}

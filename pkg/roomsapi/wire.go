@@ -6,7 +6,6 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
 	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
-	"github.com/chatbridge/chat/pkg/editsapi"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -55,14 +54,4 @@ func Rooms(a *app.App) (http.Handler, error) {
 func CloseRoom(a *app.App) (http.Handler, error) {
 	auth, m := manager(a)
 	return CloseRoomHandler(auth, m, a.Now), nil
-}
-
-// EditGuestMessage builds EditGuestMessageFunction.
-func EditGuestMessage(a *app.App) (http.Handler, error) {
-	return EditGuestMessageHandler(&rooms.GuestAuth{Sessions: roomstore.New(a.DB, a.Table), Now: a.Now}, editsapi.Editor(a)), nil
-}
-
-// DeleteGuestMessage builds DeleteGuestMessageFunction.
-func DeleteGuestMessage(a *app.App) (http.Handler, error) {
-	return DeleteGuestMessageHandler(&rooms.GuestAuth{Sessions: roomstore.New(a.DB, a.Table), Now: a.Now}, editsapi.Editor(a)), nil
 }

@@ -77,27 +77,14 @@ const (
 	ActionRotated = "webhook.secret_rotated"
 )
 
-// AuditRetention is how long audit events are kept (contract section 10).
-const AuditRetention = 365 * 24 * time.Hour
+// AuditRetention is how long audit events are kept (chat.AuditRetention).
+const AuditRetention = chat.AuditRetention
 
 // RotationWindow is how long a replaced secret keeps working.
 const RotationWindow = 24 * time.Hour
 
-// AuditEvent is one entry of a workspace's audit trail: who did what to
-// which webhook, and when. Changes names the fields that changed, never
-// their values, so that no secret can reach it.
-type AuditEvent struct {
-	ID          string
-	WorkspaceID string
-	ActorType   string
-	ActorID     string
-	Action      string
-	TargetType  string
-	TargetID    string
-	Changes     []string
-	CreatedAt   time.Time
-	ExpiresAt   time.Time
-}
+// AuditEvent is one entry of a workspace's audit trail (chat.AuditEvent).
+type AuditEvent = chat.AuditEvent
 
 // Store is the storage management needs. Each method is one call to the
 // store in the common case.

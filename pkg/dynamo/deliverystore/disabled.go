@@ -4,9 +4,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/dynamo"
-	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
 	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/webhooks"
 )
@@ -30,8 +30,8 @@ const (
 func (s *Store) disabledAudit(w delivery.Webhook, reason string, now time.Time) types.TransactWriteItem {
 	ev := webhooks.AuditEvent{ID: events.DeriveID(now, ActionDisabled, w.ID, reason), WorkspaceID: w.WorkspaceID,
 		ActorType: ActorSystem, ActorID: ActorDelivery, Action: ActionDisabled, TargetType: webhooks.Kind(w.Kind).TargetType(),
-		TargetID: w.ID, Changes: []string{"active", "disabled_reason"}, CreatedAt: now, ExpiresAt: now.Add(webhooks.AuditRetention)}
-	put := (&webhookstore.Store{Table: s.Table}).AuditPut(ev)
+		TargetID: w.ID, Changes: []string{"active", "disabled_reason"}, CreatedAt: now, ExpiresAt: now.Add(chat.AuditRetention)}
+	put := dynamo.AuditPut(s.Name, ev)
 	put.Put.Item[attrReason] = dynamo.Str(reason)
 	return put
 }

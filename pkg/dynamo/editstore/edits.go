@@ -12,9 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
-	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
 	"github.com/chatbridge/chat/pkg/edits"
-	"github.com/chatbridge/chat/pkg/webhooks"
 )
 
 var _ edits.Store = (*Store)(nil)
@@ -125,8 +123,8 @@ func (s *Store) conditionalUpdate(ctx context.Context, op string, in *dynamodb.U
 
 // Audit implements edits.Store with one PutItem of the audit event.
 // Errors: EUnavailable.
-func (s *Store) Audit(ctx context.Context, ev webhooks.AuditEvent) error {
-	put := (&webhookstore.Store{Table: s.Table}).AuditPut(ev)
+func (s *Store) Audit(ctx context.Context, ev chat.AuditEvent) error {
+	put := dynamo.AuditPut(s.Name, ev)
 	_, err := s.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Name, Item: put.Put.Item})
 	return dynamo.Fail("audit "+ev.Action+" "+ev.TargetID, err)
 }

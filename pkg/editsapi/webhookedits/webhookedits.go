@@ -1,14 +1,20 @@
-package inboundapi
+// Package webhookedits holds an inbound webhook's edit and delete
+// functions (contract section 13), apart from inboundapi so that the post
+// function does not link editing.
+package webhookedits
 
 import (
 	"context"
 	"net/http"
 
+	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo/inboundstore"
 	"github.com/chatbridge/chat/pkg/editsapi"
 	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inbound"
+	"github.com/chatbridge/chat/pkg/inboundapi"
 	"github.com/chatbridge/chat/pkg/messageview"
 )
 
@@ -32,11 +38,11 @@ func DeleteWebhookMessageHandler(c WebhookChanger, now chat.Clock, m emf.Recorde
 
 func webhookChange(c WebhookChanger, now chat.Clock, m emf.Recorder, deleting bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		req := readInbound(r, now)
+		req := inboundapi.ReadRequest(r, now)
 		res := c.Change(r.Context(), req, inbound.Change{MessageID: r.PathValue("message_id"), Delete: deleting,
 			IfMatch: editsapi.IfMatch(r)})
-		writeQuota(w, res.Quota)
-		recordInbound(r.Context(), m, res.Result)
+		inboundapi.WriteQuota(w, res.Quota)
+		inboundapi.Record(r.Context(), m, res.Result)
 		switch {
 		case res.Err != nil:
 			httpapi.Error(w, r, res.Err)
@@ -46,4 +52,32 @@ func webhookChange(c WebhookChanger, now chat.Clock, m emf.Recorder, deleting bo
 			messageview.WriteEdited(w, res.View)
 		}
 	})
+}
+
+// changes is the inbound webhooks' edits and deletions, with the webhook
+// settings cache of a post (WEBHOOK_CACHE_TTL).
+func changes(a *app.App) (*inbound.Changes, error) {
+	ttl, err := app.WebhookCacheTTL()
+	if err != nil {
+		return nil, err
+	}
+	return &inbound.Changes{Service: inboundapi.Service(a, ttl), Editor: editsapi.Editor(a), Logs: inboundstore.New(a.DB, a.Table)}, nil
+}
+
+// EditWebhookMessage builds EditWebhookMessageFunction.
+func EditWebhookMessage(a *app.App) (http.Handler, error) {
+	c, err := changes(a)
+	if err != nil {
+		return nil, err
+	}
+	return EditWebhookMessageHandler(c, a.Now, a.Metrics), nil
+}
+
+// DeleteWebhookMessage builds DeleteWebhookMessageFunction.
+func DeleteWebhookMessage(a *app.App) (http.Handler, error) {
+	c, err := changes(a)
+	if err != nil {
+		return nil, err
+	}
+	return DeleteWebhookMessageHandler(c, a.Now, a.Metrics), nil
 }
