@@ -154,6 +154,31 @@ type Store interface {
 // Message is one received queue message.
 type Message struct {
 	Delivery events.Delivery
+	// Lane is the queue it was read from.
+	Lane Lane
+}
+
+// Lane names the queue a message was read from (docs/delivery.md, "The
+// slow lane").
+type Lane int
+
+// The lanes. LaneOther is a queue the deliverer does not recognise (a
+// redrive target, a test invocation): its messages are attempted where
+// they are and never moved, so that no message can bounce between queues.
+const (
+	LaneOther Lane = iota
+	LaneFast
+	LaneSlow
+)
+
+func (l Lane) String() string {
+	switch l {
+	case LaneFast:
+		return "fast"
+	case LaneSlow:
+		return "slow"
+	}
+	return "other"
 }
 
 // Queue holds a delivery's next message back on the queue.
@@ -165,8 +190,18 @@ type Queue interface {
 
 // Deliverer makes attempts.
 type Deliverer struct {
-	Store    Store
-	Queue    Queue
+	Store Store
+	// Queue is the delivery queue (the fast lane): every delivery starts
+	// there.
+	Queue Queue
+	// Slow is the slow lane's queue, nil for none. A delivery read from the
+	// fast lane whose webhook has a failure streak is moved to it, and
+	// every retry of a failed attempt is sent to it, so that receivers that
+	// time out occupy only the slow lane's instances.
+	Slow Queue
+	// LaneOf tells the lane of a record by its eventSourceARN; nil (or
+	// LaneOther) means the record is attempted where it is.
+	LaneOf   func(eventSourceARN string) Lane
 	Client   *http.Client
 	Schedule []time.Duration
 	Now      func() time.Time
@@ -217,6 +252,34 @@ func (d *Deliverer) body(ctx context.Context, del events.Delivery) ([]byte, erro
 type Result struct {
 	Done    bool
 	Attempt *Attempt
+	// Moved reports the message was sent to the slow lane unattempted.
+	Moved bool
+}
+
+// here is the queue a message read from lane goes back to when it waits
+// (before its due time, for its rate limit, for an attempt holding its
+// record): the lane it came from.
+func (d *Deliverer) here(lane Lane) Queue {
+	if lane == LaneSlow && d.Slow != nil {
+		return d.Slow
+	}
+	return d.Queue
+}
+
+// retries is the queue of a failed attempt's retry: the slow lane when
+// there is one.
+func (d *Deliverer) retries() Queue {
+	if d.Slow != nil {
+		return d.Slow
+	}
+	return d.Queue
+}
+
+// failing reports whether w has a failure streak: its last attempt failed
+// and no success has ended the streak since. Such a webhook's deliveries
+// go to the slow lane.
+func failing(w Webhook) bool {
+	return w.FailedAttempts > 0 || !w.FailingSince.IsZero()
 }
 
 func (d *Deliverer) now() time.Time {
@@ -250,17 +313,20 @@ const holdWait = 2 * time.Second
 // Handle makes the attempt m asks for, once it is due. A message received
 // early is sent again for the rest of its wait (at most MaxQueueDelay), so
 // that no message waits in flight. A webhook that is gone or inactive
-// drops the delivery. The attempt number is reserved on the delivery
-// record before the POST: a message whose number is taken is a duplicate
-// (dropped), or waits for the attempt holding the record. A failed attempt
-// to retry sends the next attempt's message before its result is
-// recorded, so that a failed write loses no retry. An error means nothing
-// was attempted and the message should come back.
+// drops the delivery. A message read from the fast lane whose webhook has
+// a failure streak is moved to the slow lane as it is (one SendMessage; no
+// attempt number taken, nothing counted as failed). The attempt number is
+// reserved on the delivery record before the POST: a message whose number
+// is taken is a duplicate (dropped), or waits for the attempt holding the
+// record. A failed attempt to retry sends the next attempt's message (to
+// the slow lane) before its result is recorded, so that a failed write
+// loses no retry. An error means nothing was attempted and the message
+// should come back.
 func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 	del := m.Delivery
 	now := d.now()
 	if wait := del.Due.Sub(now); wait >= dueSlack {
-		if err := d.Queue.Schedule(ctx, del, min(wait, MaxQueueDelay)); err != nil {
+		if err := d.here(m.Lane).Schedule(ctx, del, min(wait, MaxQueueDelay)); err != nil {
 			return Result{}, err
 		}
 		return Result{Done: true}, nil
@@ -283,11 +349,21 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 		slog.InfoContext(ctx, "delivery dropped: event from before the webhook was re-enabled", "delivery_id", del.ID, "webhook_id", del.WebhookID)
 		return Result{Done: true}, nil
 	}
+	if m.Lane == LaneFast && d.Slow != nil && failing(w) {
+		// The same message, attempt number and all, goes on in the slow
+		// lane; a failed send leaves it here to come back (never dropped).
+		if err := d.Slow.Schedule(ctx, del, 0); err != nil {
+			return Result{}, err
+		}
+		slog.InfoContext(ctx, "delivery moved to the slow lane", "delivery_id", del.ID, "webhook_id", del.WebhookID,
+			"attempt", del.Attempt, "failed_attempts", w.FailedAttempts)
+		return Result{Done: true, Moved: true}, nil
+	}
 	if wait, err := d.overLimit(ctx, w, now); err != nil || wait > 0 {
 		// Past the rate limit: the same message, attempt number and all,
 		// waits on the queue; nothing is attempted or counted as failed.
 		if err == nil {
-			err = d.Queue.Schedule(ctx, del, wait)
+			err = d.here(m.Lane).Schedule(ctx, del, wait)
 		}
 		return Result{Done: err == nil}, err
 	}
@@ -309,7 +385,7 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 		return Result{}, err
 	}
 	if !ok {
-		return d.refused(ctx, del, want, st, now)
+		return d.refused(ctx, m.Lane, del, want, st, now)
 	}
 	next := del // the next attempt's message: inline or by reference, as received
 	if del.Attempt == 0 && del.AttemptBase > 0 {
@@ -327,7 +403,7 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 	queued := true
 	if retry {
 		next.Attempt, next.Due = n+1, a.NextAt
-		if err := d.Queue.Schedule(ctx, next, min(a.NextAt.Sub(d.now()), MaxQueueDelay)); err != nil {
+		if err := d.retries().Schedule(ctx, next, min(a.NextAt.Sub(d.now()), MaxQueueDelay)); err != nil {
 			// This message comes back and queues it (refused, below).
 			slog.WarnContext(ctx, "delivery: queue retry", "delivery_id", del.ID, "attempt", n+1, "error", err.Error())
 			queued = false
@@ -346,13 +422,13 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 // refused decides what a message whose attempt number want (0: the next)
 // was not free does: wait for the attempt that holds the record, queue a
 // retry that a failed send lost, or drop a duplicate.
-func (d *Deliverer) refused(ctx context.Context, del events.Delivery, want int, st State, now time.Time) (Result, error) {
+func (d *Deliverer) refused(ctx context.Context, lane Lane, del events.Delivery, want int, st State, now time.Time) (Result, error) {
 	if st.LeaseUntil.After(now) && (want == 0 || st.Attempts == want) {
 		// Another message's attempt holds the record (a copy of this one,
 		// or any for a redelivery): come back once it has likely ended (a
 		// holder that died lets go when its lease expires).
 		wait := max(min(st.LeaseUntil.Sub(now), holdWait), dueSlack)
-		if err := d.Queue.Schedule(ctx, del, wait); err != nil {
+		if err := d.here(lane).Schedule(ctx, del, wait); err != nil {
 			return Result{}, err
 		}
 		return Result{Done: true}, nil
@@ -366,7 +442,7 @@ func (d *Deliverer) refused(ctx context.Context, del events.Delivery, want int, 
 		// earlier version retried by visibility): this message queues it.
 		retry := del
 		retry.Attempt, retry.Due = st.Attempts+1, st.NextAt
-		if err := d.Queue.Schedule(ctx, retry, min(max(st.NextAt.Sub(now), 0), MaxQueueDelay)); err != nil {
+		if err := d.retries().Schedule(ctx, retry, min(max(st.NextAt.Sub(now), 0), MaxQueueDelay)); err != nil {
 			return Result{}, err
 		}
 		return Result{Done: true}, nil
