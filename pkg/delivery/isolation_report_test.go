@@ -27,10 +27,12 @@ import (
 // failure streaks), queues of Go channels read in batches of ten (as the
 // event source mappings send them), an offered load of 200 deliveries a
 // second to 50 webhooks for 3 s, and a 200 ms client timeout standing for
-// AWS's 10 s. Two layouts of four instances: one lane (every instance on
+// AWS's 10 s. Four instances in two layouts: one lane (every instance on
 // the delivery queue, as before the slow lane), and two lanes (three on
 // the delivery queue, one on the slow lane, to which deliveries of a
-// webhook with a failure streak are moved). It prints the healthy
+// webhook with a failure streak are moved), the latter with the timing-out
+// receivers starting to time out as the window opens (onset) or before it
+// (established). It prints the healthy
 // receivers' p50 and p99 latency, from the send to the receiver's answer,
 // with 0%, 10% and 50% of the webhooks timing out, and how many attempts
 // timed out on the delivery queue's instances. Retries are due 5 s after a
@@ -40,18 +42,30 @@ func TestIsolationReport(t *testing.T) {
 	if os.Getenv("ISOLATION_REPORT") == "" {
 		t.Skip("SKIPPED: a measurement, not a check; run with ISOLATION_REPORT=1 (docs/delivery.md)")
 	}
-	for _, lanes := range []bool{false, true} {
+	for _, layout := range []isolationLayout{
+		{name: "one lane (4)"},
+		{name: "two lanes (3 + 1), onset", lanes: true},
+		{name: "two lanes (3 + 1), established", lanes: true, established: true},
+	} {
 		for _, pct := range []int{0, 10, 50} {
-			r := isolationRun(t, pct, lanes)
-			layout := "one lane (4)"
-			if lanes {
-				layout = "two lanes (3 + 1)"
-			}
+			r := isolationRun(t, pct, layout)
 			t.Logf("%s, timing out: %2d%% of webhooks; healthy deliveries %d: p50 %v, p99 %v; timeouts on the delivery queue %d, moved %d",
-				layout, pct, r.n, r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.fastTimeouts, r.moved)
-			fmt.Printf("| %s | %d%% | %d | %v | %v | %d |\n", layout, pct, r.n, r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.fastTimeouts)
+				layout.name, pct, r.n, r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.fastTimeouts, r.moved)
+			fmt.Printf("| %s | %d%% | %d | %v | %v | %d |\n", layout.name, pct, r.n, r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.fastTimeouts)
 		}
 	}
+}
+
+// isolationLayout is how the report's instances read the queues: all on
+// the delivery queue, or three there and one on the slow lane; and whether
+// the timing-out receivers start timing out with the window (onset: each
+// one's first deliveries are attempted on the delivery queue until its
+// first timeout is recorded) or had done so before (established: their
+// streak is known when the window starts).
+type isolationLayout struct {
+	name        string
+	lanes       bool
+	established bool
 }
 
 type isolationResult struct {
@@ -100,7 +114,7 @@ func (c *countTo) RoundTrip(r *http.Request) (*http.Response, error) {
 	return c.base.RoundTrip(r)
 }
 
-func isolationRun(t *testing.T, timeoutPct int, lanes bool) isolationResult {
+func isolationRun(t *testing.T, timeoutPct int, layout isolationLayout) isolationResult {
 	t.Helper()
 	const (
 		webhooks  = 50
@@ -134,7 +148,11 @@ func isolationRun(t *testing.T, timeoutPct int, lanes bool) isolationResult {
 			u = hang.URL
 		}
 		key := "W" + strconv.Itoa(i)
-		st.hooks[key] = delivery.Webhook{ID: key, Kind: evs.KindOutbound, Key: key, URL: u, Active: true, Secrets: [][]byte{[]byte("whsig_report")}}
+		w := delivery.Webhook{ID: key, Kind: evs.KindOutbound, Key: key, URL: u, Active: true, Secrets: [][]byte{[]byte("whsig_report")}}
+		if i < slow && layout.established {
+			w.FailingSince, w.FailedAttempts = time.Now().Add(-time.Minute), 3
+		}
+		st.hooks[key] = w
 	}
 	ev := evs.Event{ID: "E", Type: evs.RoomClosed, WorkspaceID: "WS", CreatedAt: time.Now(), Data: evs.Room{Name: "isolation"}}
 	body, _ := evs.Encode(ev)
@@ -151,7 +169,7 @@ func isolationRun(t *testing.T, timeoutPct int, lanes bool) isolationResult {
 		client.Timeout = timeout
 		d := &delivery.Deliverer{Store: st, Queue: fastQ, Client: client, Schedule: delivery.DefaultSchedule}
 		from := fastQ
-		if lanes {
+		if layout.lanes {
 			d.Slow, d.LaneOf = slowQ, sqsqueue.Lanes(fastURL, slowURL)
 			if i == instances-1 {
 				from = slowQ
