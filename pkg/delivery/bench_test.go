@@ -16,7 +16,8 @@ import (
 )
 
 // memStore is a hand-written delivery.Store: webhooks by key, attempts
-// counted, every number free, failure streaks kept as the table keeps them.
+// counted, every number free, failure streaks and slow marks kept as the
+// table keeps them.
 type memStore struct {
 	mu       sync.Mutex
 	hooks    map[string]delivery.Webhook
@@ -46,6 +47,16 @@ func (m *memStore) ExtendFailing(_ context.Context, w delivery.Webhook, at time.
 	m.hooks[w.Key] = h
 	return nil
 }
+func (m *memStore) MarkSlow(_ context.Context, w delivery.Webhook, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := m.hooks[w.Key]
+	if h.SlowSince.IsZero() {
+		h.SlowSince = at
+	}
+	m.hooks[w.Key] = h
+	return nil
+}
 func (m *memStore) Disable(context.Context, delivery.Webhook, string, time.Time) error {
 	return nil
 }
@@ -53,7 +64,7 @@ func (m *memStore) ClearFailing(_ context.Context, w delivery.Webhook) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	h := m.hooks[w.Key]
-	h.FailingSince, h.FailedAttempts = time.Time{}, 0
+	h.FailingSince, h.FailedAttempts, h.SlowSince = time.Time{}, 0, time.Time{}
 	m.hooks[w.Key] = h
 	return nil
 }

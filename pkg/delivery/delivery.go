@@ -62,6 +62,10 @@ type Webhook struct {
 	// when the last attempt succeeded; FailedAttempts counts them.
 	FailingSince   time.Time
 	FailedAttempts int
+	// SlowSince is when an attempt to it was still waiting SlowAfter
+	// after it was sent (zero when none since the last success): its
+	// deliveries go to the slow lane before that attempt's timeout counts.
+	SlowSince time.Time
 	// ReenabledAt is when an admin last re-enabled the webhook (zero when
 	// never): events from before it are not delivered (contract section 11).
 	ReenabledAt time.Time
@@ -212,6 +216,12 @@ type Deliverer struct {
 	LeaseFor time.Duration
 	// Limiter keeps webhooks' rate_limit; nil keeps none.
 	Limiter Limiter
+	// Marker marks a webhook whose attempt is still waiting after
+	// SlowAfter (DefaultSlowAfter when zero), so that its next deliveries
+	// go to the slow lane without waiting for the timeout; nil (or no slow
+	// lane) marks none.
+	Marker    SlowMarker
+	SlowAfter time.Duration
 
 	mu     sync.Mutex
 	bodies map[string][]byte
@@ -275,11 +285,31 @@ func (d *Deliverer) retries() Queue {
 	return d.Queue
 }
 
-// failing reports whether w has a failure streak: its last attempt failed
-// and no success has ended the streak since. Such a webhook's deliveries
-// go to the slow lane.
-func failing(w Webhook) bool {
-	return w.FailedAttempts > 0 || !w.FailingSince.IsZero()
+// slowLane reports whether w's deliveries belong on the slow lane: it has
+// a failure streak (an attempt failed and no success ended the streak
+// since), or an attempt to it was marked slow and none succeeded since.
+func slowLane(w Webhook) bool {
+	return w.FailedAttempts > 0 || !w.FailingSince.IsZero() || !w.SlowSince.IsZero()
+}
+
+// SlowMarker marks webhooks whose attempts are slow.
+type SlowMarker interface {
+	// MarkSlow sets w's SlowSince to at unless it is set. ClearFailing
+	// clears it. Errors: EUnavailable.
+	MarkSlow(ctx context.Context, w Webhook, at time.Time) error
+}
+
+// DefaultSlowAfter is how long an attempt waits for its receiver before
+// its webhook is marked slow: a tenth of the 10 s timeout, so that a
+// receiver that starts timing out keeps a tenth as many deliveries on the
+// fast lane as it would until its first timeout is recorded.
+const DefaultSlowAfter = time.Second
+
+func (d *Deliverer) slowAfter() time.Duration {
+	if d.SlowAfter > 0 {
+		return d.SlowAfter
+	}
+	return DefaultSlowAfter
 }
 
 func (d *Deliverer) now() time.Time {
@@ -349,14 +379,14 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 		slog.InfoContext(ctx, "delivery dropped: event from before the webhook was re-enabled", "delivery_id", del.ID, "webhook_id", del.WebhookID)
 		return Result{Done: true}, nil
 	}
-	if m.Lane == LaneFast && d.Slow != nil && failing(w) {
+	if m.Lane == LaneFast && d.Slow != nil && slowLane(w) {
 		// The same message, attempt number and all, goes on in the slow
 		// lane; a failed send leaves it here to come back (never dropped).
 		if err := d.Slow.Schedule(ctx, del, 0); err != nil {
 			return Result{}, err
 		}
 		slog.InfoContext(ctx, "delivery moved to the slow lane", "delivery_id", del.ID, "webhook_id", del.WebhookID,
-			"attempt", del.Attempt, "failed_attempts", w.FailedAttempts)
+			"attempt", del.Attempt, "failed_attempts", w.FailedAttempts, "slow_since", !w.SlowSince.IsZero())
 		return Result{Done: true, Moved: true}, nil
 	}
 	if wait, err := d.overLimit(ctx, w, now); err != nil || wait > 0 {
@@ -467,7 +497,8 @@ func (d *Deliverer) rand() float64 {
 
 // afterAttempt changes the webhook when the attempt calls for it: a 410
 // disables it; a failure extends its streak, and disables it when the
-// streak has run 24 hours and ten attempts; a success ends a streak. Each
+// streak has run 24 hours and ten attempts; a success ends a streak and a
+// slow mark (this attempt's or an earlier one's). Each
 // is a write of its own after the attempt's record and retry, so that no
 // failure here loses either. w is the webhook as this attempt read it.
 func (d *Deliverer) afterAttempt(ctx context.Context, w Webhook, a attempted) {
@@ -491,7 +522,7 @@ func (d *Deliverer) afterAttempt(ctx context.Context, w Webhook, a attempted) {
 		if w.FailedAttempts+1 >= failingAttempts && !since.After(a.At.Add(-failingFor)) {
 			err = d.Store.Disable(ctx, w, DisabledFailing, a.At.Add(-failingFor))
 		}
-	case !w.FailingSince.IsZero():
+	case !w.FailingSince.IsZero() || !w.SlowSince.IsZero() || a.marked:
 		err = d.Store.ClearFailing(ctx, w)
 	}
 	if err != nil && chat.ErrorCode(err) != chat.EConflict {
@@ -502,6 +533,8 @@ func (d *Deliverer) afterAttempt(ctx context.Context, w Webhook, a attempted) {
 type attempted struct {
 	Attempt
 	retryAfter time.Duration
+	// marked reports this attempt marked its webhook slow.
+	marked bool
 }
 
 // attempt posts the delivery once.
@@ -528,11 +561,13 @@ func (d *Deliverer) attempt(ctx context.Context, w Webhook, del events.Delivery,
 	req.Header.Set(HeaderDelivery, del.ID)
 	req.Header.Set(HeaderAttempt, strconv.Itoa(n))
 	std.set(req.Header)
+	stopMark := d.markIfSlow(ctx, w, &a)
 	resp, err := d.Client.Do(req)
 	if err == nil {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, responseDrainLimit))
 		resp.Body.Close()
 	}
+	stopMark()
 	a.DurationMS = d.now().Sub(start).Milliseconds()
 	switch {
 	case err != nil:
@@ -547,6 +582,33 @@ func (d *Deliverer) attempt(ctx context.Context, w Webhook, del events.Delivery,
 		}
 	}
 	return a
+}
+
+// markIfSlow marks w slow if the attempt a is still waiting after
+// SlowAfter, with one write made while the request goes on (the attempt
+// keeps its whole timeout). Only with a slow lane, and only for a webhook
+// not on it already. The returned stop ends the wait and, when the mark
+// was started, waits for its write, so that a success after it clears it.
+func (d *Deliverer) markIfSlow(ctx context.Context, w Webhook, a *attempted) (stop func()) {
+	if d.Marker == nil || d.Slow == nil || slowLane(w) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	t := time.AfterFunc(d.slowAfter(), func() {
+		defer close(done)
+		at := d.now()
+		if err := d.Marker.MarkSlow(context.WithoutCancel(ctx), w, at); err != nil {
+			slog.WarnContext(ctx, "delivery: mark webhook slow", "webhook_id", w.ID, "error", err.Error())
+			return
+		}
+		a.marked = true
+		slog.InfoContext(ctx, "delivery: webhook marked slow", "webhook_id", w.ID, "delivery_id", a.Delivery.ID)
+	})
+	return func() {
+		if !t.Stop() {
+			<-done
+		}
+	}
 }
 
 // classify names a failed request's cause.

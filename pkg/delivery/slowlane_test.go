@@ -205,3 +205,89 @@ func TestFailedMoveComesBack(t *testing.T) {
 		t.Fatalf("%d SendMessage on the slow lane's attempt, want 0", n)
 	}
 }
+
+// TestSlowAttemptMarksWebhook: an attempt still waiting after SlowAfter
+// marks its webhook (one UpdateItem, while the request goes on with its
+// whole timeout), so that the webhook's next delivery read from the
+// delivery queue meanwhile is moved to the slow lane without waiting for
+// the timeout; the attempt's success clears the mark (one UpdateItem).
+func TestSlowAttemptMarksWebhook(t *testing.T) {
+	e := newLanesEnv(t, ms(5))
+	e.d.Marker, e.d.SlowAfter, e.d.Client.Timeout = e.store.Deliveries, 100*time.Millisecond, 3*time.Second
+	release := make(chan struct{})
+	rv := newReceiver(t, func(n int, w http.ResponseWriter) int {
+		switch n {
+		case 1:
+			time.Sleep(300 * time.Millisecond) // slow, but a success
+		case 2:
+			select { // held until the test has seen the mark
+			case <-release:
+			case <-time.After(2 * time.Second):
+			}
+		}
+		w.WriteHeader(200)
+		return 200
+	})
+	w := e.putWebhook(t, evs.KindOutbound, "01JD9N15ZR836GD73VZ533YQJJ", rv.URL, nil)
+	send := func(content string) evs.Delivery {
+		t.Helper()
+		_, ds := event(t, content, w)
+		if _, err := e.queue.SendDeliveries(context.Background(), ds); err != nil {
+			t.Fatal(err)
+		}
+		return ds[0]
+	}
+	a := send("slow success")
+	ev := e.receiveOne(t)
+	e.st.Calls.Reset()
+	_, calls := e.handle(t, ev)
+	wantCalls(t, "slow success", calls, "DynamoDB.GetItem", "DynamoDB.UpdateItem", "DynamoDB.UpdateItem", "DynamoDB.UpdateItem", "DynamoDB.UpdateItem")
+	if r := e.record(t, a); r.Status != delivery.StatusSucceeded {
+		t.Fatalf("record %+v, want succeeded", r)
+	}
+	if it := e.webhookItem(t, w); it["slow_since"] != nil || it["failed_attempts"] != nil {
+		t.Fatalf("webhook slow_since %v failed_attempts %v after a success, want neither", it["slow_since"], it["failed_attempts"])
+	}
+
+	b := send("held")
+	held := e.receiveOne(t)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = e.d.HandleSQS(context.Background(), held)
+	}()
+	for deadline := time.Now().Add(2 * time.Second); e.webhookItem(t, w)["slow_since"] == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the waiting attempt did not mark its webhook within 2 s")
+		}
+	}
+	c := send("while the first waits")
+	ev = e.receiveOne(t)
+	if failed, _ := e.handle(t, ev); len(failed) != 0 {
+		t.Fatalf("batch item failures %v, want none", failed)
+	}
+	moved := e.receive(t, e.slowURL)
+	if len(moved.Records) != 1 {
+		t.Fatalf("slow lane holds %d messages, want the delivery moved while the webhook was marked", len(moved.Records))
+	}
+	if d, err := evs.UnmarshalQueue(moved.Records[0].Body); err != nil || d.ID != c.ID || d.Attempt != 0 {
+		t.Fatalf("moved %+v (%v), want delivery %s unattempted", d, err, c.ID)
+	}
+	if r := e.record(t, c); r.ID != "" {
+		t.Fatalf("moved delivery has a record %+v, want none", r)
+	}
+	close(release)
+	<-done
+	if _, err := e.st.SQS.DeleteMessage(context.Background(), &sqs.DeleteMessageInput{QueueUrl: &e.url, ReceiptHandle: &held.Records[0].ReceiptHandle}); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.record(t, b); r.Status != delivery.StatusSucceeded || r.Attempts != 1 {
+		t.Fatalf("held delivery %+v, want succeeded after 1 attempt (the mark does not shorten it)", r)
+	}
+	if it := e.webhookItem(t, w); it["slow_since"] != nil {
+		t.Fatalf("webhook slow_since %v after the held attempt succeeded, want cleared", it["slow_since"])
+	}
+	if got := attempts(rv, c.ID); len(got) != 0 {
+		t.Fatalf("the moved delivery was sent %v on the delivery queue, want not at all", got)
+	}
+}

@@ -54,7 +54,7 @@ func Deliverer(a *app.App, queueURL, slowURL string) (*delivery.Deliverer, error
 	}
 	q := sqs.NewFromConfig(a.AWS)
 	d := &delivery.Deliverer{Store: st, Queue: sqsqueue.New(q, queueURL), Client: g.Client(),
-		Schedule: sched, Now: a.Now, Rand: rand.Float64, Limiter: st, LaneOf: sqsqueue.Lanes(queueURL, slowURL)}
+		Schedule: sched, Now: a.Now, Rand: rand.Float64, Limiter: st, LaneOf: sqsqueue.Lanes(queueURL, slowURL), Marker: st}
 	if slowURL != "" {
 		d.Slow = sqsqueue.New(q, slowURL)
 	}
