@@ -30,7 +30,8 @@ import (
 // AWS's 10 s. Four instances in two layouts: one lane (every instance on
 // the delivery queue, as before the slow lane), and two lanes (three on
 // the delivery queue, one on the slow lane, to which deliveries of a
-// webhook with a failure streak are moved), the latter with the timing-out
+// webhook with a failure streak or a slow mark are moved; marked after a
+// tenth of the timeout, as in AWS), the latter with the timing-out
 // receivers starting to time out as the window opens (onset) or before it
 // (established). It prints the healthy
 // receivers' p50 and p99 latency, from the send to the receiver's answer,
@@ -60,7 +61,7 @@ func TestIsolationReport(t *testing.T) {
 // the delivery queue, or three there and one on the slow lane; and whether
 // the timing-out receivers start timing out with the window (onset: each
 // one's first deliveries are attempted on the delivery queue until its
-// first timeout is recorded) or had done so before (established: their
+// first attempt is marked slow) or had done so before (established: their
 // streak is known when the window starts).
 type isolationLayout struct {
 	name        string
@@ -170,7 +171,8 @@ func isolationRun(t *testing.T, timeoutPct int, layout isolationLayout) isolatio
 		d := &delivery.Deliverer{Store: st, Queue: fastQ, Client: client, Schedule: delivery.DefaultSchedule}
 		from := fastQ
 		if layout.lanes {
-			d.Slow, d.LaneOf = slowQ, sqsqueue.Lanes(fastURL, slowURL)
+			// SlowAfter a tenth of the timeout, as 1 s is of AWS's 10 s.
+			d.Slow, d.LaneOf, d.Marker, d.SlowAfter = slowQ, sqsqueue.Lanes(fastURL, slowURL), st, timeout/10
 			if i == instances-1 {
 				from = slowQ
 			}
