@@ -199,7 +199,8 @@ type Deliverer struct {
 	// there.
 	Queue Queue
 	// Slow is the slow lane's queue, nil for none. A delivery read from the
-	// fast lane whose webhook has a failure streak is moved to it, and
+	// fast lane whose webhook has a failure streak or a slow mark is moved
+	// to it, and
 	// every retry of a failed attempt is sent to it, so that receivers that
 	// time out occupy only the slow lane's instances.
 	Slow Queue
@@ -344,8 +345,8 @@ const holdWait = 2 * time.Second
 // early is sent again for the rest of its wait (at most MaxQueueDelay), so
 // that no message waits in flight. A webhook that is gone or inactive
 // drops the delivery. A message read from the fast lane whose webhook has
-// a failure streak is moved to the slow lane as it is (one SendMessage; no
-// attempt number taken, nothing counted as failed). The attempt number is
+// a failure streak or a slow mark is moved to the slow lane as it is (one
+// SendMessage; no attempt number taken, nothing counted as failed). The attempt number is
 // reserved on the delivery record before the POST: a message whose number
 // is taken is a duplicate (dropped), or waits for the attempt holding the
 // record. A failed attempt to retry sends the next attempt's message (to
