@@ -240,7 +240,8 @@ func TestDynamoWritesNameTheirKeyPrefixes(t *testing.T) {
 }
 
 // TestOperationalAlarms: the relay's stream lag, the translation queue's
-// oldest job, the delivery queue's oldest message and in-flight count, and
+// oldest job, the delivery queue's and its slow lane's oldest message and
+// in-flight count (and the slow lane's dead letters), and
 // the translation budget each have an alarm, on the metric the code emits.
 func TestOperationalAlarms(t *testing.T) {
 	tmpl := parse(t)
@@ -249,6 +250,9 @@ func TestOperationalAlarms(t *testing.T) {
 		"AWS/SQS ApproximateAgeOfOldestMessage QueueName=" + fmt.Sprint(map[string]any{"!GetAtt": "TranslationQueue.QueueName"}),
 		"AWS/SQS ApproximateAgeOfOldestMessage QueueName=" + fmt.Sprint(map[string]any{"!GetAtt": "DeliveryQueue.QueueName"}),
 		"AWS/SQS ApproximateNumberOfMessagesNotVisible QueueName=" + fmt.Sprint(map[string]any{"!GetAtt": "DeliveryQueue.QueueName"}),
+		"AWS/SQS ApproximateAgeOfOldestMessage QueueName=" + fmt.Sprint(map[string]any{"!GetAtt": "SlowDeliveryQueue.QueueName"}),
+		"AWS/SQS ApproximateNumberOfMessagesNotVisible QueueName=" + fmt.Sprint(map[string]any{"!GetAtt": "SlowDeliveryQueue.QueueName"}),
+		"AWS/SQS ApproximateNumberOfMessagesVisible QueueName=" + fmt.Sprint(map[string]any{"!GetAtt": "SlowDeliveryDLQ.QueueName"}),
 		app.MetricsNamespace + " " + translating.BudgetExceededMetric + " Function=TranslateFunction",
 	}
 	var got []string

@@ -84,6 +84,7 @@ func runLocalAWS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		{awsenv.EnvTable, table},
 		{awsenv.EnvQueueURL, res.Queues["TranslationQueue"]},
 		{awsenv.EnvDeliveryQueueURL, res.Queues["DeliveryQueue"]},
+		{awsenv.EnvSlowDeliveryQueueURL, res.Queues["SlowDeliveryQueue"]},
 	}
 	for _, v := range vars {
 		fmt.Fprintf(stdout, "%s=%s\n", v[0], v[1])

@@ -134,7 +134,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer stopWorkers()
 	// Events go to the delivery queue, whose consumer below makes the
 	// attempts (OUTBOUND_ALLOW_ONLY keeps them on this machine).
-	deliveryURL, deliveryARN := res.Queues["DeliveryQueue"], res.QueueARNs["DeliveryQueue"]
+	deliveryURL := res.Queues["DeliveryQueue"]
 	os.Setenv(awsenv.EnvDeliveryQueueURL, deliveryURL)
 	relayFn := a.For("OutboxRelayFunction")
 	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(relayFn.AWS), queueURL), Events: delivering.Fanout(relayFn, deliveryURL), Parking: relaystore.New(relayFn.DB, relayFn.Table), Translations: translationstore.New(relayFn.DB, relayFn.Table)}
@@ -163,15 +163,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	go translateMapping.Run(workers)
 	deliverFn := a.For("DeliverWebhooksFunction")
-	deliverer, err := delivering.Deliverer(deliverFn, deliveryURL)
+	deliverer, err := delivering.Deliverer(deliverFn, deliveryURL, res.Queues["SlowDeliveryQueue"])
 	if err != nil {
 		return err
 	}
-	deliverMapping, err := localrun.NewQueueMapping(tmpl, "DeliverWebhooksFunction", sqs.NewFromConfig(deliverFn.AWS), deliveryURL, deliveryARN, deliverer.HandleSQS)
+	// Both lanes, as the template's two SQS events read them.
+	deliverMappings, err := localrun.NewQueueMappings(tmpl, "DeliverWebhooksFunction", sqs.NewFromConfig(deliverFn.AWS), res, deliverer.HandleSQS)
 	if err != nil {
 		return err
 	}
-	go deliverMapping.Run(workers)
+	for _, m := range deliverMappings {
+		go m.Run(workers)
+	}
 	if *demo {
 		if err := applyDemo(ctx, a, stdout); err != nil {
 			return err

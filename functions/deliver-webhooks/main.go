@@ -1,6 +1,7 @@
 // Command deliver-webhooks is DeliverWebhooksFunction: it consumes the
-// delivery queue and makes one attempt of each delivery (contract section
-// 11), sending a delayed message of its own for each retry (docs/delivery.md).
+// delivery queue and its slow lane and makes one attempt of each delivery
+// (contract section 11), sending a delayed message of its own for each
+// retry (docs/delivery.md).
 package main
 
 import (
@@ -23,11 +24,11 @@ func main() {
 
 // handler builds the deliverer from the environment.
 func handler(ctx context.Context) (queueapi.SQSHandler, error) {
-	a, env, err := app.FromEnv(ctx, awsenv.EnvDeliveryQueueURL)
+	a, env, err := app.FromEnv(ctx, awsenv.EnvDeliveryQueueURL, awsenv.EnvSlowDeliveryQueueURL)
 	if err != nil {
 		return nil, err
 	}
-	d, err := delivering.Deliverer(a, env[awsenv.EnvDeliveryQueueURL])
+	d, err := delivering.Deliverer(a, env[awsenv.EnvDeliveryQueueURL], env[awsenv.EnvSlowDeliveryQueueURL])
 	if err != nil {
 		return nil, err
 	}

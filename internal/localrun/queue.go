@@ -49,6 +49,31 @@ func NewQueueMapping(tmpl *samtemplate.Template, function string, q *sqs.Client,
 	return &QueueMapping{Function: FunctionOf(tmpl, function), Source: es, SQS: q, QueueURL: queueURL, QueueARN: queueARN, Handler: h}, nil
 }
 
+// NewQueueMappings is every SQS event source mapping of function as tmpl
+// declares them (a function may read several queues: the delivery
+// function reads its two lanes), each on its queue in res, with handler h.
+func NewQueueMappings(tmpl *samtemplate.Template, function string, q *sqs.Client, res Resources, h SQSHandler) ([]*QueueMapping, error) {
+	all, err := tmpl.EventSources(function)
+	if err != nil {
+		return nil, fmt.Errorf("localrun: %w", err)
+	}
+	var out []*QueueMapping
+	for _, es := range all {
+		if es.Type != "SQS" {
+			continue
+		}
+		url, arn := res.Queues[es.Source], res.QueueARNs[es.Source]
+		if url == "" || arn == "" {
+			return nil, fmt.Errorf("localrun: %s event %s reads %s, which was not created", function, es.Name, es.Source)
+		}
+		out = append(out, &QueueMapping{Function: FunctionOf(tmpl, function), Source: es, SQS: q, QueueURL: url, QueueARN: arn, Handler: h})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("localrun: %s has no SQS event", function)
+	}
+	return out, nil
+}
+
 // ConsumeQueue runs a QueueMapping of batch messages with partial batch
 // responses and no timeout, for callers that have no template function.
 // Prefer NewQueueMapping.

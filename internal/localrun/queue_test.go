@@ -196,3 +196,64 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestQueueMappingsReadEveryLane: the delivery function has an SQS event
+// on each lane; NewQueueMappings gives a running mapping on each queue,
+// with the event's own settings, and a message sent to either reaches the
+// handler with its queue's ARN as eventSourceARN.
+func TestQueueMappingsReadEveryLane(t *testing.T) {
+	st := stacktest.New(t)
+	tmpl := template(t)
+	var (
+		mu  sync.Mutex
+		got = map[string]string{} // body -> eventSourceARN
+	)
+	h := func(_ context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, r := range ev.Records {
+			got[r.Body] = r.EventSourceARN
+		}
+		return events.SQSEventResponse{}, nil
+	}
+	ms, err := localrun.NewQueueMappings(tmpl, "DeliverWebhooksFunction", st.SQS, st.Resources, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lanes []string
+	for _, m := range ms {
+		lanes = append(lanes, fmt.Sprintf("%s %d", m.Source.Source, m.Source.MaximumConcurrency))
+	}
+	if want := "[DeliveryQueue 20 SlowDeliveryQueue 5]"; fmt.Sprint(lanes) != want {
+		t.Fatalf("mappings %v, want %s", lanes, want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, m := range ms {
+		wg.Go(func() { _ = m.Run(ctx) })
+	}
+	defer func() { cancel(); wg.Wait() }()
+	for _, q := range []string{"DeliveryQueue", "SlowDeliveryQueue"} {
+		if _, err := st.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(st.Resources.Queues[q]), MessageBody: aws.String(q)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n == 2 {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, q := range []string{"DeliveryQueue", "SlowDeliveryQueue"} {
+		if got[q] != st.Resources.QueueARNs[q] {
+			t.Errorf("message sent to %s reached the handler from %q, want %s", q, got[q], st.Resources.QueueARNs[q])
+		}
+	}
+	if _, err := localrun.NewQueueMappings(tmpl, "JoinRoomFunction", st.SQS, st.Resources, h); err == nil {
+		t.Errorf("JoinRoomFunction has no SQS event: got no error")
+	}
+}

@@ -45,6 +45,9 @@ type EventSource struct {
 	ReportBatchItemFailures bool
 	// Filters are FilterCriteria's patterns, as written.
 	Filters []string
+	// MaximumConcurrency is ScalingConfig.MaximumConcurrency (SQS only); 0
+	// when unset (the function's own concurrency bounds it).
+	MaximumConcurrency int
 
 	// Stream sources only.
 	StartingPosition string
@@ -145,6 +148,13 @@ func eventSource(function, name, typ string, p map[string]any) (EventSource, err
 		if n > 0 {
 			es.MaximumRecordAge = time.Duration(n) * time.Second
 		}
+	}
+	if sc, ok := p["ScalingConfig"].(map[string]any); ok {
+		n, ok := integer(sc["MaximumConcurrency"])
+		if !ok || n < 2 || n > 1000 {
+			return fail("ScalingConfig")
+		}
+		es.MaximumConcurrency = n
 	}
 	es.Bisect, _ = p["BisectBatchOnFunctionError"].(bool)
 	types, _ := p["FunctionResponseTypes"].([]any)

@@ -46,6 +46,7 @@ func Demo(t *testing.T) (*stacktest.Stack, *fixture.Document) {
 	t.Setenv(awsenv.EnvCursorKey, "wiring-test-cursor-key-0123456789")
 	t.Setenv(awsenv.EnvQueueURL, st.Resources.Queues["TranslationQueue"])
 	t.Setenv(awsenv.EnvDeliveryQueueURL, st.Resources.Queues["DeliveryQueue"])
+	t.Setenv(awsenv.EnvSlowDeliveryQueueURL, st.Resources.Queues["SlowDeliveryQueue"])
 	if fn := functionOfDir(t); fn != "" {
 		As(t, fn)
 	}

@@ -84,7 +84,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &world{st: st, app: a, h: httpapi.Mux(handlers), doc: doc, ws: ws, token: ws.Users[0].APIToken}
-	d, err := delivering.Deliverer(a.For("DeliverWebhooksFunction"), qurl)
+	d, err := delivering.Deliverer(a.For("DeliverWebhooksFunction"), qurl, st.Resources.Queues["SlowDeliveryQueue"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,18 +129,20 @@ func TestRedeliverAgainstStack(t *testing.T) {
 	}
 	consume := func(done func() bool) {
 		ctx, cancel := context.WithCancel(context.Background())
-		stopped := make(chan struct{})
-		go func() {
-			_ = localrun.ConsumeQueue(ctx, sqs.NewFromConfig(st.As("DeliverWebhooksFunction")), qurl, st.Resources.QueueARNs["DeliveryQueue"], 10, d.HandleSQS)
-			close(stopped)
-		}()
+		var stopped sync.WaitGroup
+		// Both lanes: retries of the failed attempts wait on the slow one.
+		for _, lane := range []string{"DeliveryQueue", "SlowDeliveryQueue"} {
+			stopped.Go(func() {
+				_ = localrun.ConsumeQueue(ctx, sqs.NewFromConfig(st.As("DeliverWebhooksFunction")), st.Resources.Queues[lane], st.Resources.QueueARNs[lane], 10, d.HandleSQS)
+			})
+		}
 		deadline := time.Now().Add(20 * time.Second)
 		for !done() && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		time.Sleep(200 * time.Millisecond) // the consumer deletes what it finished
 		cancel()
-		<-stopped
+		stopped.Wait()
 		time.Sleep(1100 * time.Millisecond) // moto ends the abandoned long poll
 	}
 	allFailed := func() bool {

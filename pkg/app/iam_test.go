@@ -76,7 +76,7 @@ func TestLargeEventDeliveredUnderItsPolicy(t *testing.T) {
 	if failed := delivering.Fanout(a.For("OutboxRelayFunction"), qurl).Send(context.Background(), entries); len(failed) != 0 {
 		t.Fatalf("fan-out failed for %v", failed)
 	}
-	d, err := delivering.Deliverer(a.For("DeliverWebhooksFunction"), qurl)
+	d, err := delivering.Deliverer(a.For("DeliverWebhooksFunction"), qurl, st.Resources.Queues["SlowDeliveryQueue"])
 	if err != nil {
 		t.Fatal(err)
 	}

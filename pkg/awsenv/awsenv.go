@@ -29,6 +29,10 @@ const (
 // EnvDeliveryQueueURL is the webhook delivery queue (contract section 11).
 const EnvDeliveryQueueURL = "DELIVERY_QUEUE_URL"
 
+// EnvSlowDeliveryQueueURL is the delivery queue's slow lane, for webhooks
+// with a failure streak and for retries (docs/delivery.md).
+const EnvSlowDeliveryQueueURL = "SLOW_DELIVERY_QUEUE_URL"
+
 // Require returns the values of names, or one error naming every missing one.
 func Require(names ...string) (map[string]string, error) {
 	vals := map[string]string{}

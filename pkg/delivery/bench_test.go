@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,13 +16,17 @@ import (
 )
 
 // memStore is a hand-written delivery.Store: webhooks by key, attempts
-// counted, every number free.
+// counted, every number free, failure streaks and slow marks kept as the
+// table keeps them.
 type memStore struct {
+	mu       sync.Mutex
 	hooks    map[string]delivery.Webhook
 	recorded atomic.Int64
 }
 
 func (m *memStore) Webhook(_ context.Context, _, _, key string) (delivery.Webhook, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	return m.hooks[key], nil
 }
 func (m *memStore) Reserve(_ context.Context, r delivery.Reservation) (int, bool, delivery.State, error) {
@@ -31,12 +36,39 @@ func (m *memStore) RecordAttempt(context.Context, delivery.Attempt) error {
 	m.recorded.Add(1)
 	return nil
 }
-func (m *memStore) ExtendFailing(context.Context, delivery.Webhook, time.Time) error { return nil }
+func (m *memStore) ExtendFailing(_ context.Context, w delivery.Webhook, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := m.hooks[w.Key]
+	if h.FailingSince.IsZero() {
+		h.FailingSince = at
+	}
+	h.FailedAttempts++
+	m.hooks[w.Key] = h
+	return nil
+}
+func (m *memStore) MarkSlow(_ context.Context, w delivery.Webhook, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := m.hooks[w.Key]
+	if h.SlowSince.IsZero() {
+		h.SlowSince = at
+	}
+	m.hooks[w.Key] = h
+	return nil
+}
 func (m *memStore) Disable(context.Context, delivery.Webhook, string, time.Time) error {
 	return nil
 }
-func (m *memStore) ClearFailing(context.Context, delivery.Webhook) error { return nil }
-func (m *memStore) Event(context.Context, string) ([]byte, error)        { return nil, nil }
+func (m *memStore) ClearFailing(_ context.Context, w delivery.Webhook) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h := m.hooks[w.Key]
+	h.FailingSince, h.FailedAttempts, h.SlowSince = time.Time{}, 0, time.Time{}
+	m.hooks[w.Key] = h
+	return nil
+}
+func (m *memStore) Event(context.Context, string) ([]byte, error) { return nil, nil }
 
 // memQueue is a hand-written delivery.Queue that counts retries.
 type memQueue struct{ sent atomic.Int64 }

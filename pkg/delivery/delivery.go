@@ -62,6 +62,10 @@ type Webhook struct {
 	// when the last attempt succeeded; FailedAttempts counts them.
 	FailingSince   time.Time
 	FailedAttempts int
+	// SlowSince is when an attempt to it was still waiting SlowAfter
+	// after it was sent (zero when none since the last success): its
+	// deliveries go to the slow lane before that attempt's timeout counts.
+	SlowSince time.Time
 	// ReenabledAt is when an admin last re-enabled the webhook (zero when
 	// never): events from before it are not delivered (contract section 11).
 	ReenabledAt time.Time
@@ -154,6 +158,31 @@ type Store interface {
 // Message is one received queue message.
 type Message struct {
 	Delivery events.Delivery
+	// Lane is the queue it was read from.
+	Lane Lane
+}
+
+// Lane names the queue a message was read from (docs/delivery.md, "The
+// slow lane").
+type Lane int
+
+// The lanes. LaneOther is a queue the deliverer does not recognise (a
+// redrive target, a test invocation): its messages are attempted where
+// they are and never moved, so that no message can bounce between queues.
+const (
+	LaneOther Lane = iota
+	LaneFast
+	LaneSlow
+)
+
+func (l Lane) String() string {
+	switch l {
+	case LaneFast:
+		return "fast"
+	case LaneSlow:
+		return "slow"
+	}
+	return "other"
 }
 
 // Queue holds a delivery's next message back on the queue.
@@ -165,8 +194,19 @@ type Queue interface {
 
 // Deliverer makes attempts.
 type Deliverer struct {
-	Store    Store
-	Queue    Queue
+	Store Store
+	// Queue is the delivery queue (the fast lane): every delivery starts
+	// there.
+	Queue Queue
+	// Slow is the slow lane's queue, nil for none. A delivery read from the
+	// fast lane whose webhook has a failure streak or a slow mark is moved
+	// to it, and
+	// every retry of a failed attempt is sent to it, so that receivers that
+	// time out occupy only the slow lane's instances.
+	Slow Queue
+	// LaneOf tells the lane of a record by its eventSourceARN; nil (or
+	// LaneOther) means the record is attempted where it is.
+	LaneOf   func(eventSourceARN string) Lane
 	Client   *http.Client
 	Schedule []time.Duration
 	Now      func() time.Time
@@ -177,6 +217,12 @@ type Deliverer struct {
 	LeaseFor time.Duration
 	// Limiter keeps webhooks' rate_limit; nil keeps none.
 	Limiter Limiter
+	// Marker marks a webhook whose attempt is still waiting after
+	// SlowAfter (DefaultSlowAfter when zero), so that its next deliveries
+	// go to the slow lane without waiting for the timeout; nil (or no slow
+	// lane) marks none.
+	Marker    SlowMarker
+	SlowAfter time.Duration
 
 	mu     sync.Mutex
 	bodies map[string][]byte
@@ -217,6 +263,54 @@ func (d *Deliverer) body(ctx context.Context, del events.Delivery) ([]byte, erro
 type Result struct {
 	Done    bool
 	Attempt *Attempt
+	// Moved reports the message was sent to the slow lane unattempted.
+	Moved bool
+}
+
+// here is the queue a message read from lane goes back to when it waits
+// (before its due time, for its rate limit, for an attempt holding its
+// record): the lane it came from.
+func (d *Deliverer) here(lane Lane) Queue {
+	if lane == LaneSlow && d.Slow != nil {
+		return d.Slow
+	}
+	return d.Queue
+}
+
+// retries is the queue of a failed attempt's retry: the slow lane when
+// there is one.
+func (d *Deliverer) retries() Queue {
+	if d.Slow != nil {
+		return d.Slow
+	}
+	return d.Queue
+}
+
+// slowLane reports whether w's deliveries belong on the slow lane: it has
+// a failure streak (an attempt failed and no success ended the streak
+// since), or an attempt to it was marked slow and none succeeded since.
+func slowLane(w Webhook) bool {
+	return w.FailedAttempts > 0 || !w.FailingSince.IsZero() || !w.SlowSince.IsZero()
+}
+
+// SlowMarker marks webhooks whose attempts are slow.
+type SlowMarker interface {
+	// MarkSlow sets w's SlowSince to at unless it is set. ClearFailing
+	// clears it. Errors: EUnavailable.
+	MarkSlow(ctx context.Context, w Webhook, at time.Time) error
+}
+
+// DefaultSlowAfter is how long an attempt waits for its receiver before
+// its webhook is marked slow: a tenth of the 10 s timeout, so that a
+// receiver that starts timing out keeps a tenth as many deliveries on the
+// fast lane as it would until its first timeout is recorded.
+const DefaultSlowAfter = time.Second
+
+func (d *Deliverer) slowAfter() time.Duration {
+	if d.SlowAfter > 0 {
+		return d.SlowAfter
+	}
+	return DefaultSlowAfter
 }
 
 func (d *Deliverer) now() time.Time {
@@ -250,17 +344,20 @@ const holdWait = 2 * time.Second
 // Handle makes the attempt m asks for, once it is due. A message received
 // early is sent again for the rest of its wait (at most MaxQueueDelay), so
 // that no message waits in flight. A webhook that is gone or inactive
-// drops the delivery. The attempt number is reserved on the delivery
-// record before the POST: a message whose number is taken is a duplicate
-// (dropped), or waits for the attempt holding the record. A failed attempt
-// to retry sends the next attempt's message before its result is
-// recorded, so that a failed write loses no retry. An error means nothing
-// was attempted and the message should come back.
+// drops the delivery. A message read from the fast lane whose webhook has
+// a failure streak or a slow mark is moved to the slow lane as it is (one
+// SendMessage; no attempt number taken, nothing counted as failed). The attempt number is
+// reserved on the delivery record before the POST: a message whose number
+// is taken is a duplicate (dropped), or waits for the attempt holding the
+// record. A failed attempt to retry sends the next attempt's message (to
+// the slow lane) before its result is recorded, so that a failed write
+// loses no retry. An error means nothing was attempted and the message
+// should come back.
 func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 	del := m.Delivery
 	now := d.now()
 	if wait := del.Due.Sub(now); wait >= dueSlack {
-		if err := d.Queue.Schedule(ctx, del, min(wait, MaxQueueDelay)); err != nil {
+		if err := d.here(m.Lane).Schedule(ctx, del, min(wait, MaxQueueDelay)); err != nil {
 			return Result{}, err
 		}
 		return Result{Done: true}, nil
@@ -283,11 +380,21 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 		slog.InfoContext(ctx, "delivery dropped: event from before the webhook was re-enabled", "delivery_id", del.ID, "webhook_id", del.WebhookID)
 		return Result{Done: true}, nil
 	}
+	if m.Lane == LaneFast && d.Slow != nil && slowLane(w) {
+		// The same message, attempt number and all, goes on in the slow
+		// lane; a failed send leaves it here to come back (never dropped).
+		if err := d.Slow.Schedule(ctx, del, 0); err != nil {
+			return Result{}, err
+		}
+		slog.InfoContext(ctx, "delivery moved to the slow lane", "delivery_id", del.ID, "webhook_id", del.WebhookID,
+			"attempt", del.Attempt, "failed_attempts", w.FailedAttempts, "slow_since", !w.SlowSince.IsZero())
+		return Result{Done: true, Moved: true}, nil
+	}
 	if wait, err := d.overLimit(ctx, w, now); err != nil || wait > 0 {
 		// Past the rate limit: the same message, attempt number and all,
 		// waits on the queue; nothing is attempted or counted as failed.
 		if err == nil {
-			err = d.Queue.Schedule(ctx, del, wait)
+			err = d.here(m.Lane).Schedule(ctx, del, wait)
 		}
 		return Result{Done: err == nil}, err
 	}
@@ -309,7 +416,7 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 		return Result{}, err
 	}
 	if !ok {
-		return d.refused(ctx, del, want, st, now)
+		return d.refused(ctx, m.Lane, del, want, st, now)
 	}
 	next := del // the next attempt's message: inline or by reference, as received
 	if del.Attempt == 0 && del.AttemptBase > 0 {
@@ -327,7 +434,7 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 	queued := true
 	if retry {
 		next.Attempt, next.Due = n+1, a.NextAt
-		if err := d.Queue.Schedule(ctx, next, min(a.NextAt.Sub(d.now()), MaxQueueDelay)); err != nil {
+		if err := d.retries().Schedule(ctx, next, min(a.NextAt.Sub(d.now()), MaxQueueDelay)); err != nil {
 			// This message comes back and queues it (refused, below).
 			slog.WarnContext(ctx, "delivery: queue retry", "delivery_id", del.ID, "attempt", n+1, "error", err.Error())
 			queued = false
@@ -346,13 +453,13 @@ func (d *Deliverer) Handle(ctx context.Context, m Message) (Result, error) {
 // refused decides what a message whose attempt number want (0: the next)
 // was not free does: wait for the attempt that holds the record, queue a
 // retry that a failed send lost, or drop a duplicate.
-func (d *Deliverer) refused(ctx context.Context, del events.Delivery, want int, st State, now time.Time) (Result, error) {
+func (d *Deliverer) refused(ctx context.Context, lane Lane, del events.Delivery, want int, st State, now time.Time) (Result, error) {
 	if st.LeaseUntil.After(now) && (want == 0 || st.Attempts == want) {
 		// Another message's attempt holds the record (a copy of this one,
 		// or any for a redelivery): come back once it has likely ended (a
 		// holder that died lets go when its lease expires).
 		wait := max(min(st.LeaseUntil.Sub(now), holdWait), dueSlack)
-		if err := d.Queue.Schedule(ctx, del, wait); err != nil {
+		if err := d.here(lane).Schedule(ctx, del, wait); err != nil {
 			return Result{}, err
 		}
 		return Result{Done: true}, nil
@@ -366,7 +473,7 @@ func (d *Deliverer) refused(ctx context.Context, del events.Delivery, want int, 
 		// earlier version retried by visibility): this message queues it.
 		retry := del
 		retry.Attempt, retry.Due = st.Attempts+1, st.NextAt
-		if err := d.Queue.Schedule(ctx, retry, min(max(st.NextAt.Sub(now), 0), MaxQueueDelay)); err != nil {
+		if err := d.retries().Schedule(ctx, retry, min(max(st.NextAt.Sub(now), 0), MaxQueueDelay)); err != nil {
 			return Result{}, err
 		}
 		return Result{Done: true}, nil
@@ -391,7 +498,8 @@ func (d *Deliverer) rand() float64 {
 
 // afterAttempt changes the webhook when the attempt calls for it: a 410
 // disables it; a failure extends its streak, and disables it when the
-// streak has run 24 hours and ten attempts; a success ends a streak. Each
+// streak has run 24 hours and ten attempts; a success ends a streak and a
+// slow mark (this attempt's or an earlier one's). Each
 // is a write of its own after the attempt's record and retry, so that no
 // failure here loses either. w is the webhook as this attempt read it.
 func (d *Deliverer) afterAttempt(ctx context.Context, w Webhook, a attempted) {
@@ -415,7 +523,7 @@ func (d *Deliverer) afterAttempt(ctx context.Context, w Webhook, a attempted) {
 		if w.FailedAttempts+1 >= failingAttempts && !since.After(a.At.Add(-failingFor)) {
 			err = d.Store.Disable(ctx, w, DisabledFailing, a.At.Add(-failingFor))
 		}
-	case !w.FailingSince.IsZero():
+	case !w.FailingSince.IsZero() || !w.SlowSince.IsZero() || a.marked:
 		err = d.Store.ClearFailing(ctx, w)
 	}
 	if err != nil && chat.ErrorCode(err) != chat.EConflict {
@@ -426,6 +534,8 @@ func (d *Deliverer) afterAttempt(ctx context.Context, w Webhook, a attempted) {
 type attempted struct {
 	Attempt
 	retryAfter time.Duration
+	// marked reports this attempt marked its webhook slow.
+	marked bool
 }
 
 // attempt posts the delivery once.
@@ -452,11 +562,13 @@ func (d *Deliverer) attempt(ctx context.Context, w Webhook, del events.Delivery,
 	req.Header.Set(HeaderDelivery, del.ID)
 	req.Header.Set(HeaderAttempt, strconv.Itoa(n))
 	std.set(req.Header)
+	stopMark := d.markIfSlow(ctx, w, &a)
 	resp, err := d.Client.Do(req)
 	if err == nil {
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, responseDrainLimit))
 		resp.Body.Close()
 	}
+	stopMark()
 	a.DurationMS = d.now().Sub(start).Milliseconds()
 	switch {
 	case err != nil:
@@ -471,6 +583,33 @@ func (d *Deliverer) attempt(ctx context.Context, w Webhook, del events.Delivery,
 		}
 	}
 	return a
+}
+
+// markIfSlow marks w slow if the attempt a is still waiting after
+// SlowAfter, with one write made while the request goes on (the attempt
+// keeps its whole timeout). Only with a slow lane, and only for a webhook
+// not on it already. The returned stop ends the wait and, when the mark
+// was started, waits for its write, so that a success after it clears it.
+func (d *Deliverer) markIfSlow(ctx context.Context, w Webhook, a *attempted) (stop func()) {
+	if d.Marker == nil || d.Slow == nil || slowLane(w) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	t := time.AfterFunc(d.slowAfter(), func() {
+		defer close(done)
+		at := d.now()
+		if err := d.Marker.MarkSlow(context.WithoutCancel(ctx), w, at); err != nil {
+			slog.WarnContext(ctx, "delivery: mark webhook slow", "webhook_id", w.ID, "error", err.Error())
+			return
+		}
+		a.marked = true
+		slog.InfoContext(ctx, "delivery: webhook marked slow", "webhook_id", w.ID, "delivery_id", a.Delivery.ID)
+	})
+	return func() {
+		if !t.Stop() {
+			<-done
+		}
+	}
 }
 
 // classify names a failed request's cause.

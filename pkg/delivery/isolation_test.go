@@ -19,11 +19,17 @@ import (
 	evs "github.com/chatbridge/chat/pkg/events"
 )
 
-// queueCounts returns the queue's visible, in-flight and delayed message
-// counts.
+// queueCounts returns the delivery queue's visible, in-flight and delayed
+// message counts.
 func queueCounts(t *testing.T, e *env) (visible, inFlight, delayed int) {
 	t.Helper()
-	out, err := e.st.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: &e.url,
+	return queueCountsAt(t, e, e.url)
+}
+
+// queueCountsAt is queueCounts of the queue at url.
+func queueCountsAt(t *testing.T, e *env, url string) (visible, inFlight, delayed int) {
+	t.Helper()
+	out, err := e.st.SQS.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{QueueUrl: &url,
 		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
 			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible, sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed}})
 	if err != nil {

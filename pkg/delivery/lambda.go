@@ -18,9 +18,13 @@ const Parallel = 10
 // record is reported as a batch item failure only when its attempt could
 // not be made (or its retry not sent): the queue then hands it out again
 // after its visibility timeout, and that receive costs the schedule
-// nothing. A record that is not a delivery is logged and dropped.
+// nothing. A record that is not a delivery is logged and dropped. Each
+// record's lane is its eventSourceARN's (LaneOf): the function has an
+// event source on each lane's queue.
 func (d *Deliverer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	start := time.Now()
+	lanes := map[Lane]int{}
+	moved := 0
 	var (
 		mu   sync.Mutex
 		resp events.SQSEventResponse
@@ -38,7 +42,8 @@ func (d *Deliverer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.S
 			slog.ErrorContext(ctx, "delivery: poison message dropped", "message_id", rec.MessageId, "error", err.Error())
 			continue
 		}
-		m := Message{Delivery: del}
+		m := Message{Delivery: del, Lane: d.lane(rec.EventSourceARN)}
+		lanes[m.Lane]++
 		receives := rec.Attributes["ApproximateReceiveCount"]
 		wg.Add(1)
 		sem <- struct{}{}
@@ -51,10 +56,23 @@ func (d *Deliverer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.S
 			if err != nil || !res.Done {
 				fail(id)
 			}
+			if res.Moved {
+				mu.Lock()
+				moved++
+				mu.Unlock()
+			}
 		}(rec.MessageId)
 	}
 	wg.Wait()
-	slog.InfoContext(ctx, "batch", "source", "delivery-queue", "records", len(ev.Records),
-		"failures", len(resp.BatchItemFailures), "duration_ms", time.Since(start).Milliseconds())
+	slog.InfoContext(ctx, "batch", "source", "delivery-queue", "records", len(ev.Records), "fast", lanes[LaneFast], "slow", lanes[LaneSlow],
+		"other", lanes[LaneOther], "moved", moved, "failures", len(resp.BatchItemFailures), "duration_ms", time.Since(start).Milliseconds())
 	return resp, nil
+}
+
+// lane is the lane of a record from the queue named by arn.
+func (d *Deliverer) lane(arn string) Lane {
+	if d.LaneOf == nil {
+		return LaneOther
+	}
+	return d.LaneOf(arn)
 }

@@ -108,7 +108,9 @@ type env struct {
 	store *storetest.Stores
 	queue *sqsqueue.Queue
 	url   string
-	d     *delivery.Deliverer
+	// slowURL is the slow lane's queue, "" when the deliverer has none.
+	slowURL string
+	d       *delivery.Deliverer
 }
 
 func newEnv(t *testing.T, schedule []time.Duration) *env {
@@ -121,6 +123,41 @@ func newEnv(t *testing.T, schedule []time.Duration) *env {
 	c.Timeout = 300 * time.Millisecond
 	e.d = &delivery.Deliverer{Store: e.store.Deliveries, Queue: e.queue, Client: c, Schedule: schedule}
 	return e
+}
+
+// newLanesEnv is newEnv with the slow lane, as the function runs:
+// SlowDeliveryQueue, and the lanes told apart by eventSourceARN.
+func newLanesEnv(t *testing.T, schedule []time.Duration) *env {
+	t.Helper()
+	e := newEnv(t, schedule)
+	e.slowURL = e.st.Resources.Queues["SlowDeliveryQueue"]
+	e.d.Slow = sqsqueue.New(e.st.SQS, e.slowURL)
+	e.d.LaneOf = sqsqueue.Lanes(e.url, e.slowURL)
+	return e
+}
+
+// arnOf is the ARN of the stack's queue at url.
+func (e *env) arnOf(t *testing.T, url string) string {
+	t.Helper()
+	for name, u := range e.st.Resources.Queues {
+		if u == url {
+			return e.st.Resources.QueueARNs[name]
+		}
+	}
+	t.Fatalf("no queue at %s", url)
+	return ""
+}
+
+// urlOf is the URL of the stack's queue named by arn.
+func (e *env) urlOf(t *testing.T, arn string) string {
+	t.Helper()
+	for name, a := range e.st.Resources.QueueARNs {
+		if a == arn {
+			return e.st.Resources.Queues[name]
+		}
+	}
+	t.Fatalf("no queue %s", arn)
+	return ""
 }
 
 // putWebhook stores an outbound (or support) webhook item and returns its
@@ -186,12 +223,16 @@ func event(t *testing.T, content string, hooks ...evs.Webhook) (evs.Event, []evs
 func (e *env) run(t *testing.T, done func() bool) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	arn := e.st.Resources.QueueARNs["DeliveryQueue"]
-	stopped := make(chan struct{})
-	go func() { _ = localrun.ConsumeQueue(ctx, e.st.SQS, e.url, arn, 10, e.d.HandleSQS); close(stopped) }()
+	var stopped sync.WaitGroup
+	for _, url := range []string{e.url, e.slowURL} {
+		if url != "" {
+			arn := e.arnOf(t, url)
+			stopped.Go(func() { _ = localrun.ConsumeQueue(ctx, e.st.SQS, url, arn, 10, e.d.HandleSQS) })
+		}
+	}
 	defer func() {
 		cancel()
-		<-stopped
+		stopped.Wait()
 		// moto finishes an abandoned 1 s long poll on its own and would
 		// hide a message sent meanwhile: let it end.
 		time.Sleep(1100 * time.Millisecond)
@@ -336,12 +377,21 @@ func TestGoneDisables(t *testing.T) {
 	}
 }
 
-// queueEmpty reports whether the delivery queue holds no message: none
-// visible, in flight or delayed (a retry waiting).
+// queueEmpty reports whether the delivery queue (and the slow lane, when
+// the env has one) holds no message: none visible, in flight or delayed (a
+// retry waiting).
 func queueEmpty(t *testing.T, e *env) bool {
 	t.Helper()
-	visible, inFlight, delayed := queueCounts(t, e)
-	return visible == 0 && inFlight == 0 && delayed == 0
+	for _, url := range []string{e.url, e.slowURL} {
+		if url == "" {
+			continue
+		}
+		visible, inFlight, delayed := queueCountsAt(t, e, url)
+		if visible+inFlight+delayed != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // TestSignatures: the current and the unexpired previous secret each sign
@@ -396,7 +446,8 @@ func TestSignatures(t *testing.T) {
 }
 
 // receive takes the queue's next visible messages (waiting up to 2 s) as
-// Lambda's event source mapping would hand them to the function.
+// Lambda's event source mapping would hand them to the function, with the
+// queue's ARN as each record's eventSourceARN.
 func (e *env) receive(t *testing.T, url string) events.SQSEvent {
 	t.Helper()
 	out, err := e.st.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: &url, MaxNumberOfMessages: 10, WaitTimeSeconds: 2,
@@ -405,9 +456,10 @@ func (e *env) receive(t *testing.T, url string) events.SQSEvent {
 		t.Fatalf("receive: %v", err)
 	}
 	var ev events.SQSEvent
+	arn := e.arnOf(t, url)
 	for _, m := range out.Messages {
 		ev.Records = append(ev.Records, events.SQSMessage{MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
-			Body: aws.ToString(m.Body), Attributes: m.Attributes})
+			Body: aws.ToString(m.Body), Attributes: m.Attributes, EventSource: "aws:sqs", EventSourceARN: arn})
 	}
 	return ev
 }
@@ -440,7 +492,11 @@ func (e *env) handle(t *testing.T, ev events.SQSEvent) (failures, calls []string
 	}
 	for _, r := range ev.Records {
 		if !failed[r.MessageId] {
-			if _, err := e.st.SQS.DeleteMessage(context.Background(), &sqs.DeleteMessageInput{QueueUrl: &e.url, ReceiptHandle: &r.ReceiptHandle}); err != nil {
+			url := e.url
+			if r.EventSourceARN != "" {
+				url = e.urlOf(t, r.EventSourceARN)
+			}
+			if _, err := e.st.SQS.DeleteMessage(context.Background(), &sqs.DeleteMessageInput{QueueUrl: &url, ReceiptHandle: &r.ReceiptHandle}); err != nil {
 				t.Fatalf("delete: %v", err)
 			}
 		}

@@ -143,6 +143,9 @@ const (
 	AttrFailedAttempts    = "failed_attempts"
 	AttrDisabledReason    = "disabled_reason"
 	AttrReenabledAt       = "reenabled_at"
+	// AttrSlowSince marks a webhook whose attempt was still waiting after
+	// a second (docs/delivery.md, "The slow lane").
+	AttrSlowSince = "slow_since"
 )
 
 // AttrTranslatedAt is set, once, by the translation function when a

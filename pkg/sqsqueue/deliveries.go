@@ -3,7 +3,9 @@ package sqsqueue
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -100,4 +102,53 @@ func (q *Queue) SendDelivery(ctx context.Context, d events.Delivery) error {
 		return fmt.Errorf("sqsqueue: send delivery %s: %w", d.ID, err)
 	}
 	return nil
+}
+
+// Lanes returns the delivery function's lane of a record by its
+// eventSourceARN: LaneFast for the queue at fastURL, LaneSlow for the one
+// at slowURL (none when slowURL is ""), LaneOther for any other. A queue's
+// URL and ARN are compared by account and queue name, which both hold
+// (https://sqs.<region>.amazonaws.com/<account>/<name>,
+// arn:aws:sqs:<region>:<account>:<name>; a local endpoint's URL keeps the
+// same path).
+func Lanes(fastURL, slowURL string) func(eventSourceARN string) delivery.Lane {
+	fast, fok := urlQueue(fastURL)
+	slow, sok := urlQueue(slowURL)
+	return func(arn string) delivery.Lane {
+		q, ok := arnQueue(arn)
+		switch {
+		case !ok:
+			return delivery.LaneOther
+		case sok && q == slow:
+			return delivery.LaneSlow
+		case fok && q == fast:
+			return delivery.LaneFast
+		}
+		return delivery.LaneOther
+	}
+}
+
+// queueID is a queue's account and name.
+type queueID struct{ account, name string }
+
+// urlQueue reads a queue URL's last two path segments.
+func urlQueue(raw string) (queueID, bool) {
+	u, err := url.Parse(raw)
+	if err != nil || raw == "" {
+		return queueID{}, false
+	}
+	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+	if len(parts) < 2 || parts[len(parts)-1] == "" || parts[len(parts)-2] == "" {
+		return queueID{}, false
+	}
+	return queueID{account: parts[len(parts)-2], name: parts[len(parts)-1]}, true
+}
+
+// arnQueue reads arn:<partition>:sqs:<region>:<account>:<name>.
+func arnQueue(arn string) (queueID, bool) {
+	parts := strings.Split(arn, ":")
+	if len(parts) != 6 || parts[0] != "arn" || parts[2] != "sqs" || parts[4] == "" || parts[5] == "" {
+		return queueID{}, false
+	}
+	return queueID{account: parts[4], name: parts[5]}, true
 }

@@ -3,10 +3,13 @@ package webhooks
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/chatbridge/chat/pkg/fixture"
 )
 
-// MaxRateLimit is the largest rate_limit, in deliveries a second.
-const MaxRateLimit = 1000
+// MaxRateLimit is the largest rate_limit, in deliveries a second (the
+// fixture file's bound too).
+const MaxRateLimit = fixture.MaxRateLimit
 
 // rateLimit reads rate_limit (contract section 14): an integer from 1 to
 // MaxRateLimit, or null for none (0). A create without it has none.
@@ -18,7 +21,7 @@ func (r *reader) rateLimit() (int, bool) {
 	if isNull(raw) {
 		return 0, true
 	}
-	const msg = "The rate limit field must be an integer from 1 to 1000, or null."
+	const msg = fixture.RateLimitMessage
 	// A JSON integer, digits only: not "10", 2.5 or 1e2.
 	v, err := strconv.Atoi(string(bytes.TrimSpace(raw)))
 	if err != nil || v < 1 || v > MaxRateLimit {

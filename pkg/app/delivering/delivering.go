@@ -40,8 +40,9 @@ func Guard() (*netguard.Guard, error) {
 }
 
 // Deliverer builds the delivery function's deliverer on the queue at
-// queueURL, from the environment (DELIVERY_SCHEDULE, OUTBOUND_ALLOW_*).
-func Deliverer(a *app.App, queueURL string) (*delivery.Deliverer, error) {
+// queueURL and its slow lane at slowURL ("" for none: one lane), from the
+// environment (DELIVERY_SCHEDULE, OUTBOUND_ALLOW_*).
+func Deliverer(a *app.App, queueURL, slowURL string) (*delivery.Deliverer, error) {
 	st := deliverystore.New(a.DB, a.Table)
 	sched, err := delivery.ParseSchedule(os.Getenv(EnvDeliverySchedule))
 	if err != nil {
@@ -51,8 +52,13 @@ func Deliverer(a *app.App, queueURL string) (*delivery.Deliverer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &delivery.Deliverer{Store: st, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Client: g.Client(),
-		Schedule: sched, Now: a.Now, Rand: rand.Float64, Limiter: st}, nil
+	q := sqs.NewFromConfig(a.AWS)
+	d := &delivery.Deliverer{Store: st, Queue: sqsqueue.New(q, queueURL), Client: g.Client(),
+		Schedule: sched, Now: a.Now, Rand: rand.Float64, Limiter: st, LaneOf: sqsqueue.Lanes(queueURL, slowURL), Marker: st}
+	if slowURL != "" {
+		d.Slow = sqsqueue.New(q, slowURL)
+	}
+	return d, nil
 }
 
 // Fanout builds the relay's event fan-out onto the delivery queue.

@@ -18,7 +18,10 @@ import (
 	"github.com/chatbridge/chat/pkg/events"
 )
 
-var _ delivery.Store = (*Store)(nil)
+var (
+	_ delivery.Store      = (*Store)(nil)
+	_ delivery.SlowMarker = (*Store)(nil)
+)
 
 // prevSecretExpiryAttrs are the names the previous secret's expiry may be
 // stored under by webhook management (RFC 3339; epoch seconds also read).
@@ -114,6 +117,9 @@ func (s *Store) Webhook(ctx context.Context, kind, ws, sk string) (delivery.Webh
 	}
 	if t, err := time.Parse(sortTimeLayout, dynamo.GetS(it, dynamo.AttrFailingSince)); err == nil {
 		w.FailingSince = t
+	}
+	if t, err := time.Parse(sortTimeLayout, dynamo.GetS(it, dynamo.AttrSlowSince)); err == nil {
+		w.SlowSince = t
 	}
 	return w, nil
 }
@@ -266,6 +272,26 @@ func (s *Store) ExtendFailing(ctx context.Context, w delivery.Webhook, at time.T
 	return dynamo.Fail("extend failure streak of webhook "+w.ID, err)
 }
 
+// MarkSlow implements delivery.SlowMarker with one UpdateItem of the
+// webhook item (its listed twin, which the delivery function reads), which
+// keeps an earlier mark. A deleted webhook is not an error.
+func (s *Store) MarkSlow(ctx context.Context, w delivery.Webhook, at time.Time) error {
+	k, err := webhookKey(w.Kind, w.WorkspaceID, w.Key)
+	if err != nil {
+		return err
+	}
+	_, err = s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: k,
+		UpdateExpression:          aws.String("SET #ss = if_not_exists(#ss, :at)"),
+		ConditionExpression:       aws.String("attribute_exists(pk)"),
+		ExpressionAttributeNames:  map[string]string{"#ss": dynamo.AttrSlowSince},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":at": dynamo.Str(dynamo.SortTime(at))}})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil
+	}
+	return dynamo.Fail("mark webhook "+w.ID+" slow", err)
+}
+
 // Disable implements delivery.Store with one TransactWriteItems that
 // disables both of the webhook's twins.
 // Errors: EConflict when the webhook is gone, already inactive, or (for
@@ -312,9 +338,9 @@ func (s *Store) ClearFailing(ctx context.Context, w delivery.Webhook) error {
 		return err
 	}
 	_, err = s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: k,
-		UpdateExpression:         aws.String("REMOVE #fs, #fa"),
+		UpdateExpression:         aws.String("REMOVE #fs, #fa, #ss"),
 		ConditionExpression:      aws.String("attribute_exists(pk)"),
-		ExpressionAttributeNames: map[string]string{"#fs": dynamo.AttrFailingSince, "#fa": dynamo.AttrFailedAttempts},
+		ExpressionAttributeNames: map[string]string{"#fs": dynamo.AttrFailingSince, "#fa": dynamo.AttrFailedAttempts, "#ss": dynamo.AttrSlowSince},
 	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {

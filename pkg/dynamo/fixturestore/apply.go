@@ -387,7 +387,7 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 		doc, given := h.Created()
 		created, sk := placeListed(p, st.outbound[h.ID], doc, given, now, func(t time.Time) string { return dynamo.OutboundSK(t, h.ID) })
 		it := dynamo.OutboundItem{PK: dynamo.WsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
-			Events: h.Events, Active: *h.Active, SigningSecret: h.SigningSecret, CreatedAt: created, UpdatedAt: now}
+			Events: h.Events, Active: *h.Active, SigningSecret: h.SigningSecret, RateLimit: rateLimit(h.RateLimit), CreatedAt: created, UpdatedAt: now}
 		p.put(it)
 		it.PK, it.SK = dynamo.OutboundPK(h.ID), dynamo.MetaSK // the by-id twin (webhooks.go)
 		p.put(it)
@@ -397,7 +397,7 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 		doc, given := h.Created()
 		created, sk := placeListed(p, st.support[h.ID], doc, given, now, func(t time.Time) string { return dynamo.SupportSK(t, h.ID) })
 		it := dynamo.SupportItem{PK: dynamo.WsPK(ws), SK: sk, ID: h.ID, WorkspaceID: ws, Name: h.Name, URL: h.URL,
-			Active: *h.Active, SigningSecret: h.SigningSecret, CreatedAt: created, UpdatedAt: now}
+			Active: *h.Active, SigningSecret: h.SigningSecret, RateLimit: rateLimit(h.RateLimit), CreatedAt: created, UpdatedAt: now}
 		p.put(it)
 		it.PK, it.SK = dynamo.SupportPK(h.ID), dynamo.MetaSK // the by-id twin (webhooks.go)
 		p.put(it)
@@ -485,4 +485,13 @@ func (s *Store) memberChannelKeys(ctx context.Context, ws, user string) (map[str
 		out[sk[strings.LastIndexByte(sk, '#')+1:]] = sk
 	}
 	return out, nil
+}
+
+// rateLimit is a document's rate_limit as the webhook item keeps it: 0 (no
+// attribute) for none.
+func rateLimit(n *int) int {
+	if n == nil {
+		return 0
+	}
+	return *n
 }

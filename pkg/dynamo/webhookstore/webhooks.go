@@ -296,7 +296,7 @@ func (s *Store) Update(ctx context.Context, old, next webhooks.Webhook, ev webho
 		// and only events from now on are delivered (reenabled_at).
 		u := items[1].Update
 		expr := strings.Replace(aws.ToString(u.UpdateExpression), "SET ", "SET #reen = :reen, ", 1)
-		u.UpdateExpression = aws.String(addRemove(expr, dynamo.AttrFailingSince, dynamo.AttrFailedAttempts, dynamo.AttrDisabledReason))
+		u.UpdateExpression = aws.String(addRemove(expr, dynamo.AttrFailingSince, dynamo.AttrFailedAttempts, dynamo.AttrSlowSince, dynamo.AttrDisabledReason))
 		u.ExpressionAttributeNames["#reen"] = dynamo.AttrReenabledAt
 		u.ExpressionAttributeValues[":reen"] = dynamo.Str(next.UpdatedAt.UTC().Format(time.RFC3339Nano))
 	}
