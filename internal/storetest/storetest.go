@@ -15,7 +15,6 @@ import (
 	"github.com/chatbridge/chat/pkg/dynamo/memberstore"
 	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
-	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
 	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
 	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
 )
@@ -27,7 +26,7 @@ type Stores struct {
 	Members     *memberstore.Store
 	Inbound     *inboundstore.Store
 	Webhooks    *webhookstore.Store
-	Tokens      *tokenstore.Store
+	Tokens      *dynamo.Table
 	Deliveries  *deliverystore.Store
 	Relay       *relaystore.Store
 	Conns       *connstore.Store
@@ -41,7 +40,7 @@ func New(db *dynamodb.Client, table string) *Stores {
 	t := dynamo.New(db, table)
 	return &Stores{Table: t,
 		Rooms: &roomstore.Store{Table: t}, Members: &memberstore.Store{Table: t}, Inbound: &inboundstore.Store{Table: t},
-		Webhooks: &webhookstore.Store{Table: t}, Tokens: &tokenstore.Store{Table: t}, Deliveries: &deliverystore.Store{Table: t},
+		Webhooks: &webhookstore.Store{Table: t}, Tokens: t, Deliveries: &deliverystore.Store{Table: t},
 		Relay: &relaystore.Store{Table: t}, Conns: &connstore.Store{Table: t}, Translation: &translationstore.Store{Table: t}, Edits: &editstore.Store{Table: t},
 		Fixture: &fixturestore.Store{Table: t},
 	}

@@ -22,7 +22,6 @@ import (
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
-	"github.com/chatbridge/chat/pkg/emf"
 )
 
 // App holds what the handlers are built from.
@@ -37,7 +36,7 @@ type App struct {
 	// Cursor signs list cursors; nil unless CURSOR_KEY is set.
 	Cursor *cursor.Codec
 	// Metrics records CloudWatch metrics (EMF on stdout); nil records none.
-	Metrics emf.Recorder
+	Metrics awsenv.MetricRecorder
 	// Identity, when set, gives the configuration function's calls are
 	// made with (awsenv.ForFunction): local runs and tests build each
 	// handler as its own function, so that the local stack holds it to
@@ -119,8 +118,8 @@ func InitLambdaLogger() {
 const MetricsNamespace = "ChatService"
 
 // LambdaMetrics returns the EMF recorder of function, on stdout.
-func LambdaMetrics(function string) emf.Recorder {
-	return emf.New(os.Stdout, MetricsNamespace, map[string]string{"Function": function})
+func LambdaMetrics(function string) awsenv.MetricRecorder {
+	return awsenv.NewMetricLogger(os.Stdout, MetricsNamespace, map[string]string{"Function": function})
 }
 
 // Exit logs an initialisation failure and exits non-zero: a function with

@@ -1,7 +1,8 @@
-// Package emf writes CloudWatch Embedded Metric Format lines: JSON objects
-// on stdout that CloudWatch Logs turns into metrics without an API call
-// from the function (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html).
-package emf
+package awsenv
+
+// CloudWatch Embedded Metric Format: JSON objects on stdout that CloudWatch
+// Logs turns into metrics without an API call from the function
+// (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html).
 
 import (
 	"context"
@@ -13,8 +14,8 @@ import (
 
 // Units used by the service.
 const (
-	Count        = "Count"
-	Milliseconds = "Milliseconds"
+	UnitCount        = "Count"
+	UnitMilliseconds = "Milliseconds"
 )
 
 // Metric is one value.
@@ -24,13 +25,13 @@ type Metric struct {
 	Value float64
 }
 
-// Recorder records metrics. A nil *Logger records nothing.
-type Recorder interface {
+// MetricRecorder records metrics. A nil *MetricLogger records nothing.
+type MetricRecorder interface {
 	Record(ctx context.Context, metrics ...Metric)
 }
 
-// Logger writes one EMF line per Record call.
-type Logger struct {
+// MetricLogger writes one EMF line per Record call.
+type MetricLogger struct {
 	mu        sync.Mutex
 	w         io.Writer
 	namespace string
@@ -38,10 +39,10 @@ type Logger struct {
 	now       func() time.Time
 }
 
-// New returns a Logger writing to w, in namespace, with dims as the
-// dimension set of every metric.
-func New(w io.Writer, namespace string, dims map[string]string) *Logger {
-	return &Logger{w: w, namespace: namespace, dims: dims, now: time.Now}
+// NewMetricLogger returns a MetricLogger writing to w, in namespace, with
+// dims as the dimension set of every metric.
+func NewMetricLogger(w io.Writer, namespace string, dims map[string]string) *MetricLogger {
+	return &MetricLogger{w: w, namespace: namespace, dims: dims, now: time.Now}
 }
 
 type metricDef struct {
@@ -56,7 +57,7 @@ type directive struct {
 }
 
 // Record writes metrics as one EMF object.
-func (l *Logger) Record(_ context.Context, metrics ...Metric) {
+func (l *MetricLogger) Record(_ context.Context, metrics ...Metric) {
 	if l == nil || len(metrics) == 0 {
 		return
 	}
@@ -81,9 +82,9 @@ func (l *Logger) Record(_ context.Context, metrics ...Metric) {
 	_, _ = l.w.Write(append(b, '\n'))
 }
 
-// Record is m.Record for an m that may be nil (a handler built without
-// metrics).
-func Record(ctx context.Context, m Recorder, metrics ...Metric) {
+// RecordMetrics is m.Record for an m that may be nil (a handler built
+// without metrics).
+func RecordMetrics(ctx context.Context, m MetricRecorder, metrics ...Metric) {
 	if m != nil {
 		m.Record(ctx, metrics...)
 	}

@@ -1,4 +1,4 @@
-package emf
+package awsenv
 
 import (
 	"bytes"
@@ -10,9 +10,9 @@ import (
 
 func TestRecordWritesOneEMFLine(t *testing.T) {
 	var buf bytes.Buffer
-	l := New(&buf, "ChatService", map[string]string{"Function": "InboundWebhookFunction"})
+	l := NewMetricLogger(&buf, "ChatService", map[string]string{"Function": "InboundWebhookFunction"})
 	l.now = func() time.Time { return time.UnixMilli(1795341600123) }
-	l.Record(context.Background(), Metric{"InboundAccepted", Count, 1}, Metric{"TranslationLatency", Milliseconds, 12.5})
+	l.Record(context.Background(), Metric{"InboundAccepted", UnitCount, 1}, Metric{"TranslationLatency", UnitMilliseconds, 12.5})
 	var doc map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("not one JSON object: %q", buf.String())
@@ -37,6 +37,6 @@ func TestRecordWritesOneEMFLine(t *testing.T) {
 }
 
 func TestNilLoggerRecordsNothing(t *testing.T) {
-	var l *Logger
-	l.Record(context.Background(), Metric{"X", Count, 1})
+	var l *MetricLogger
+	l.Record(context.Background(), Metric{"X", UnitCount, 1})
 }

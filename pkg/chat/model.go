@@ -305,3 +305,36 @@ type AuditEvent struct {
 
 // AuditRetention is how long audit events are kept (contract section 10).
 const AuditRetention = 365 * 24 * time.Hour
+
+// Prefixes of generated credentials, so that a leaked one is recognisable in
+// a secret scanner.
+const (
+	APITokenPrefix      = "wsk_"
+	SecretPrefix        = "whsec_"
+	SigningSecretPrefix = "whsig_"
+)
+
+// MaxRateLimit bounds an outbound or support webhook's rate_limit (contract
+// section 14: 1-1000 deliveries a second, or null); RateLimitMessage is the
+// problem with one out of bounds, in the API's and the fixture file's words.
+const (
+	MaxRateLimit     = 1000
+	RateLimitMessage = "The rate limit field must be an integer from 1 to 1000, or null."
+)
+
+// QueueSafe reports whether SQS accepts r in a message body: #x9 #xA #xD
+// #x20-#xD7FF #xE000-#xFFFD #x10000-#x10FFFF. utf8.RuneError stands for an
+// invalid byte here, which is refused as well.
+func QueueSafe(r rune) bool {
+	switch {
+	case r == 0x9 || r == 0xA || r == 0xD:
+		return true
+	case r >= 0x20 && r <= 0xD7FF:
+		return true
+	case r >= 0xE000 && r <= 0xFFFD:
+		return true
+	case r >= 0x10000 && r <= 0x10FFFF:
+		return true
+	}
+	return false
+}

@@ -4,12 +4,13 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/chatbridge/chat/pkg/dynamo"
+
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
-	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
 	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 	"github.com/chatbridge/chat/pkg/workspaces"
@@ -19,7 +20,7 @@ import (
 // events.KindSupport).
 func Log(kind string) app.HTTPConstructor {
 	return func(a *app.App) (http.Handler, error) {
-		return DeliveriesHandler(&workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)}, kind, deliverystore.New(a.DB, a.Table), a.Cursor), nil
+		return DeliveriesHandler(&workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)}, kind, deliverystore.New(a.DB, a.Table), a.Cursor), nil
 	}
 }
 
@@ -27,7 +28,7 @@ func Log(kind string) app.HTTPConstructor {
 func Redeliver(kind string) app.HTTPConstructor {
 	return func(a *app.App) (http.Handler, error) {
 		r := &delivery.Redeliverer{Store: deliverystore.New(a.DB, a.Table), Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), os.Getenv(awsenv.EnvDeliveryQueueURL)), Now: a.Now}
-		return RedeliverHandler(&workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)}, kind, r), nil
+		return RedeliverHandler(&workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)}, kind, r), nil
 	}
 }
 

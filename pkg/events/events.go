@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -339,12 +338,12 @@ func encode(ev Event) ([]byte, error) {
 // queueSafe escapes the characters SQS refuses. JSON's structure is ASCII,
 // so such a character can only be inside a string, where \uXXXX means it.
 func queueSafe(b []byte) []byte {
-	if !bytes.ContainsFunc(b, func(r rune) bool { return !messages.QueueSafe(r) }) {
+	if !bytes.ContainsFunc(b, func(r rune) bool { return !chat.QueueSafe(r) }) {
 		return b
 	}
 	var sb strings.Builder
 	for _, r := range string(b) {
-		if messages.QueueSafe(r) {
+		if chat.QueueSafe(r) {
 			sb.WriteRune(r)
 			continue
 		}

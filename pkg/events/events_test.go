@@ -9,7 +9,6 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/events"
-	"github.com/chatbridge/chat/pkg/messages"
 )
 
 func TestRecipients(t *testing.T) {
@@ -126,7 +125,7 @@ func TestEncodeCaps(t *testing.T) {
 				t.Fatalf("got %d bytes, want at most %d and close to it", len(b), events.MaxBytes)
 			}
 			for _, r := range string(b) {
-				if !messages.QueueSafe(r) {
+				if !chat.QueueSafe(r) {
 					t.Fatalf("envelope holds U+%04X, which SQS refuses", r)
 				}
 			}

@@ -7,9 +7,10 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/chatbridge/chat/pkg/awsenv"
+
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
-	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inbound"
 	"github.com/chatbridge/chat/pkg/signature"
@@ -36,7 +37,7 @@ type Poster interface {
 // InboundHandler serves POST /webhooks/{webhook}/messages (contract
 // section 4). The decisions are inbound.Service's; this reads the request
 // and writes the result with the X-RateLimit-* headers.
-func InboundHandler(p Poster, now chat.Clock, m emf.Recorder) http.Handler {
+func InboundHandler(p Poster, now chat.Clock, m awsenv.MetricRecorder) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req := ReadRequest(r, now)
 		res := p.Post(r.Context(), req)
@@ -161,22 +162,22 @@ func RequestLogHandler(auth httpapi.Authorizer, store RequestLogStore, codec *cu
 }
 
 // Record counts a decided request by outcome.
-func Record(ctx context.Context, m emf.Recorder, res inbound.Result) {
+func Record(ctx context.Context, m awsenv.MetricRecorder, res inbound.Result) {
 	name := "InboundAccepted"
 	switch {
 	case res.Err != nil && chat.IsCode(res.Err, chat.EQuotaExceeded):
-		emf.Record(ctx, m, emf.Metric{Name: "InboundRejected", Unit: emf.Count, Value: 1}, emf.Metric{Name: "QuotaRejections", Unit: emf.Count, Value: 1})
+		awsenv.RecordMetrics(ctx, m, awsenv.Metric{Name: "InboundRejected", Unit: awsenv.UnitCount, Value: 1}, awsenv.Metric{Name: "QuotaRejections", Unit: awsenv.UnitCount, Value: 1})
 		return
 	case res.Err != nil:
 		name = "InboundRejected"
 	case res.Replayed:
 		name = "InboundReplayed"
 	}
-	emf.Record(ctx, m, emf.Metric{Name: name, Unit: emf.Count, Value: 1})
+	awsenv.RecordMetrics(ctx, m, awsenv.Metric{Name: name, Unit: awsenv.UnitCount, Value: 1})
 }
 
 // record is m.Record for an m that may be nil.
-func record(ctx context.Context, m emf.Recorder, metrics ...emf.Metric) {
+func record(ctx context.Context, m awsenv.MetricRecorder, metrics ...awsenv.Metric) {
 	if m != nil {
 		m.Record(ctx, metrics...)
 	}

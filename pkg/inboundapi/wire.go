@@ -4,9 +4,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/chatbridge/chat/pkg/dynamo"
+
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/dynamo/inboundstore"
-	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
 	"github.com/chatbridge/chat/pkg/inbound"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -30,5 +31,5 @@ func Inbound(a *app.App) (http.Handler, error) {
 
 // RequestLog builds ListInboundRequestsFunction.
 func RequestLog(a *app.App) (http.Handler, error) {
-	return RequestLogHandler(&workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)}, inboundstore.New(a.DB, a.Table), a.Cursor), nil
+	return RequestLogHandler(&workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)}, inboundstore.New(a.DB, a.Table), a.Cursor), nil
 }

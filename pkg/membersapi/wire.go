@@ -3,10 +3,11 @@ package membersapi
 import (
 	"net/http"
 
+	"github.com/chatbridge/chat/pkg/dynamo"
+
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/dynamo/memberstore"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
-	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
 	"github.com/chatbridge/chat/pkg/members"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -14,7 +15,7 @@ import (
 // service is the members' capability on the table, and its authenticator.
 func service(a *app.App) (*workspaces.Authenticator, *members.Service) {
 	st := memberstore.New(a.DB, a.Table)
-	return &workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)},
+	return &workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)},
 		&members.Service{Channels: st, Messages: roomstore.New(a.DB, a.Table), Posts: st, IDs: a.IDs, Now: a.Now}
 }
 

@@ -80,22 +80,9 @@ func EscapeForQueue(s string) string {
 	return b.String()
 }
 
-// QueueSafe reports whether SQS accepts r in a message body: #x9 #xA #xD
-// #x20-#xD7FF #xE000-#xFFFD #x10000-#x10FFFF. utf8.RuneError stands for an
-// invalid byte here, which is refused as well.
-func QueueSafe(r rune) bool {
-	switch {
-	case r == 0x9 || r == 0xA || r == 0xD:
-		return true
-	case r >= 0x20 && r <= 0xD7FF:
-		return true
-	case r >= 0xE000 && r <= 0xFFFD:
-		return true
-	case r >= 0x10000 && r <= 0x10FFFF:
-		return true
-	}
-	return false
-}
+// QueueSafe reports whether SQS accepts r in a message body
+// (chat.QueueSafe).
+func QueueSafe(r rune) bool { return chat.QueueSafe(r) }
 
 // DecodeJob parses a queue body. A body that is not a complete job is a
 // poison message: retrying it cannot help.

@@ -6,9 +6,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/chatbridge/chat/pkg/awsenv"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/messages"
 )
 
@@ -59,7 +60,7 @@ type Sweep struct {
 	Backoff     time.Duration
 	Limit       int
 	// Metrics, when set, records each run's counts.
-	Metrics emf.Recorder
+	Metrics awsenv.MetricRecorder
 }
 
 // SweepResult counts what one run did.
@@ -137,9 +138,9 @@ func (s *Sweep) Run(ctx context.Context) (SweepResult, error) {
 	}
 	if s.Metrics != nil {
 		s.Metrics.Record(ctx,
-			emf.Metric{Name: "TranslationSweepRequeued", Unit: emf.Count, Value: float64(res.Requeued)},
-			emf.Metric{Name: "TranslationSweepPoisoned", Unit: emf.Count, Value: float64(res.Poisoned)},
-			emf.Metric{Name: "TranslationSweepGaveUp", Unit: emf.Count, Value: float64(res.GaveUp)})
+			awsenv.Metric{Name: "TranslationSweepRequeued", Unit: awsenv.UnitCount, Value: float64(res.Requeued)},
+			awsenv.Metric{Name: "TranslationSweepPoisoned", Unit: awsenv.UnitCount, Value: float64(res.Poisoned)},
+			awsenv.Metric{Name: "TranslationSweepGaveUp", Unit: awsenv.UnitCount, Value: float64(res.GaveUp)})
 	}
 	slog.InfoContext(ctx, "sweep", "due", res.Due, "requeued", res.Requeued, "poisoned", res.Poisoned,
 		"gave_up", res.GaveUp, "retry", res.Retry)

@@ -4,8 +4,9 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/chatbridge/chat/pkg/awsenv"
+
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
@@ -51,7 +52,7 @@ type joinResponse struct {
 // JoinHandler serves POST /api/v1/external/rooms/{room_id}/guests
 // (contract section 2): 201 for a new guest, 200 for a re-join with the
 // same client_id.
-func JoinHandler(j Joiner, m emf.Recorder) http.Handler {
+func JoinHandler(j Joiner, m awsenv.MetricRecorder) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		obj, _, err := httpapi.ReadObject(r)
 		if err != nil {
@@ -78,7 +79,7 @@ func JoinHandler(j Joiner, m emf.Recorder) http.Handler {
 		if res.Rejoined {
 			status = http.StatusOK
 		}
-		emf.Record(r.Context(), m, emf.Metric{Name: "GuestJoins", Unit: emf.Count, Value: 1})
+		awsenv.RecordMetrics(r.Context(), m, awsenv.Metric{Name: "GuestJoins", Unit: awsenv.UnitCount, Value: 1})
 		w.Header().Set("Cache-Control", "no-store")
 		httpapi.JSON(w, status, out)
 	})

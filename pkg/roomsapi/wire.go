@@ -3,9 +3,10 @@ package roomsapi
 import (
 	"net/http"
 
+	"github.com/chatbridge/chat/pkg/dynamo"
+
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
-	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -34,7 +35,7 @@ func PostGuestMessage(a *app.App) (http.Handler, error) {
 
 // manager is the workspace's room management, and its authenticator.
 func manager(a *app.App) (*workspaces.Authenticator, *rooms.Manager) {
-	return &workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)},
+	return &workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)},
 		&rooms.Manager{Store: roomstore.New(a.DB, a.Table), IDs: a.IDs, Now: a.Now}
 }
 

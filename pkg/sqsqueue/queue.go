@@ -46,7 +46,7 @@ func New(client *sqs.Client, url string) *Queue { return &Queue{client: client, 
 var ErrRefusedBody = errors.New("sqsqueue: body refused before sending")
 
 // CheckBody returns why SQS would refuse body, or nil: it must be valid
-// UTF-8 of the characters SQS allows (messages.QueueSafe) and at most
+// UTF-8 of the characters SQS allows (chat.QueueSafe) and at most
 // MaxBatchBytes bytes. Every body is checked before it is sent, so that
 // no refused character or size ever reaches SQS.
 func CheckBody(body string) error {
@@ -57,7 +57,7 @@ func CheckBody(body string) error {
 		return fmt.Errorf("%w: invalid UTF-8", ErrRefusedBody)
 	}
 	for i, r := range body {
-		if !messages.QueueSafe(r) {
+		if !chat.QueueSafe(r) {
 			return fmt.Errorf("%w: character U+%04X at byte %d", ErrRefusedBody, r, i)
 		}
 	}

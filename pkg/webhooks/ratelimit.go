@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"strconv"
 
-	"github.com/chatbridge/chat/pkg/fixture"
+	"github.com/chatbridge/chat/pkg/chat"
 )
 
 // MaxRateLimit is the largest rate_limit, in deliveries a second (the
 // fixture file's bound too).
-const MaxRateLimit = fixture.MaxRateLimit
+const MaxRateLimit = chat.MaxRateLimit
 
 // rateLimit reads rate_limit (contract section 14): an integer from 1 to
 // MaxRateLimit, or null for none (0). A create without it has none.
@@ -21,7 +21,7 @@ func (r *reader) rateLimit() (int, bool) {
 	if isNull(raw) {
 		return 0, true
 	}
-	const msg = fixture.RateLimitMessage
+	const msg = chat.RateLimitMessage
 	// A JSON integer, digits only: not "10", 2.5 or 1e2.
 	v, err := strconv.Atoi(string(bytes.TrimSpace(raw)))
 	if err != nil || v < 1 || v > MaxRateLimit {

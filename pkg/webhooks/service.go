@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/jsonbody"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -82,9 +81,9 @@ func (s *Service) event(p workspaces.Principal, w Webhook, action string, change
 // newSecrets makes the secrets of kind: at least 256 bits from crypto/rand
 // each, with the prefixes chatctl's fixtures use.
 func newSecrets(kind Kind) Secrets {
-	sec := Secrets{SigningSecret: chat.NewToken(fixture.SigningSecretPrefix)}
+	sec := Secrets{SigningSecret: chat.NewToken(chat.SigningSecretPrefix)}
 	if kind == Inbound {
-		sec.Secret = chat.NewToken(fixture.SecretPrefix)
+		sec.Secret = chat.NewToken(chat.SecretPrefix)
 	}
 	return sec
 }

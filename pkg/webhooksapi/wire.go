@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/chatbridge/chat/pkg/dynamo"
+
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
 	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/webhooks"
@@ -86,5 +87,5 @@ func SupportWebhooks(a *app.App) (http.Handler, error) {
 
 // auth is the workspace authenticator on the API tokens.
 func auth(a *app.App) *workspaces.Authenticator {
-	return &workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)}
+	return &workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)}
 }

@@ -11,6 +11,8 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/chatbridge/chat/pkg/dynamo"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/apigatewaymanagementapi"
@@ -19,7 +21,6 @@ import (
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/dynamo/connstore"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
-	"github.com/chatbridge/chat/pkg/dynamo/tokenstore"
 	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/chatbridge/chat/pkg/rooms"
@@ -40,7 +41,7 @@ func Route(a *app.App, sender *apigwmanagement.Client) *wsapi.Route {
 	return &wsapi.Route{Sender: sender, Subscriber: &realtime.Subscriber{
 		Sessions:     rs,
 		Guests:       &rooms.GuestAuth{Sessions: rs, Now: a.Now},
-		Members:      &workspaces.Authenticator{Tokens: tokenstore.New(a.DB, a.Table)},
+		Members:      &workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)},
 		Store:        st,
 		Probe:        sender.Alive,
 		Now:          a.Now,

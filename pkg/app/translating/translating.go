@@ -18,7 +18,6 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
-	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/queueapi"
 	"github.com/chatbridge/chat/pkg/translation"
 )
@@ -112,12 +111,12 @@ const BudgetExceededMetric = "TranslationBudgetExceeded"
 // workspace is in the log line, not a dimension: one metric, one alarm.
 func (m metrics) budgetExceeded(ctx context.Context, _ string, chars int64) {
 	m.rec.Record(ctx,
-		emf.Metric{Name: BudgetExceededMetric, Unit: emf.Count, Value: 1},
-		emf.Metric{Name: "UntranslatedCharacters", Unit: emf.Count, Value: float64(chars)})
+		awsenv.Metric{Name: BudgetExceededMetric, Unit: awsenv.UnitCount, Value: 1},
+		awsenv.Metric{Name: "UntranslatedCharacters", Unit: awsenv.UnitCount, Value: float64(chars)})
 }
 
 // metrics records translator calls as CloudWatch metrics.
-type metrics struct{ rec emf.Recorder }
+type metrics struct{ rec awsenv.MetricRecorder }
 
 func (m metrics) Translated(ctx context.Context, _ string, chars int, took time.Duration, err error) {
 	failed := 0.0
@@ -125,8 +124,8 @@ func (m metrics) Translated(ctx context.Context, _ string, chars int, took time.
 		failed = 1
 	}
 	m.rec.Record(ctx,
-		emf.Metric{Name: "TranslationCalls", Unit: emf.Count, Value: 1},
-		emf.Metric{Name: "TranslatedCharacters", Unit: emf.Count, Value: float64(chars)},
-		emf.Metric{Name: "TranslationLatency", Unit: emf.Milliseconds, Value: float64(took.Microseconds()) / 1000},
-		emf.Metric{Name: "TranslationErrors", Unit: emf.Count, Value: failed})
+		awsenv.Metric{Name: "TranslationCalls", Unit: awsenv.UnitCount, Value: 1},
+		awsenv.Metric{Name: "TranslatedCharacters", Unit: awsenv.UnitCount, Value: float64(chars)},
+		awsenv.Metric{Name: "TranslationLatency", Unit: awsenv.UnitMilliseconds, Value: float64(took.Microseconds()) / 1000},
+		awsenv.Metric{Name: "TranslationErrors", Unit: awsenv.UnitCount, Value: failed})
 }

@@ -7,11 +7,12 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/chatbridge/chat/pkg/awsenv"
+
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo/inboundstore"
 	"github.com/chatbridge/chat/pkg/editsapi"
-	"github.com/chatbridge/chat/pkg/emf"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inbound"
 	"github.com/chatbridge/chat/pkg/inboundapi"
@@ -27,16 +28,16 @@ type WebhookChanger interface {
 // EditWebhookMessageHandler serves PATCH /webhooks/{webhook}/messages/{message_id}
 // (contract section 13): the post's credential scheme, quota and request
 // log, with the X-RateLimit-* headers; 200 with the new revision's view.
-func EditWebhookMessageHandler(c WebhookChanger, now chat.Clock, m emf.Recorder) http.Handler {
+func EditWebhookMessageHandler(c WebhookChanger, now chat.Clock, m awsenv.MetricRecorder) http.Handler {
 	return webhookChange(c, now, m, false)
 }
 
 // DeleteWebhookMessageHandler serves DELETE on the same path: 204.
-func DeleteWebhookMessageHandler(c WebhookChanger, now chat.Clock, m emf.Recorder) http.Handler {
+func DeleteWebhookMessageHandler(c WebhookChanger, now chat.Clock, m awsenv.MetricRecorder) http.Handler {
 	return webhookChange(c, now, m, true)
 }
 
-func webhookChange(c WebhookChanger, now chat.Clock, m emf.Recorder, deleting bool) http.Handler {
+func webhookChange(c WebhookChanger, now chat.Clock, m awsenv.MetricRecorder, deleting bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req := inboundapi.ReadRequest(r, now)
 		res := c.Change(r.Context(), req, inbound.Change{MessageID: r.PathValue("message_id"), Delete: deleting,
