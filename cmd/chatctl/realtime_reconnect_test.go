@@ -64,7 +64,7 @@ func (s *realtimeServer) dynamoCalls() []string {
 // until returns every frame up to the pong answering a ping sent now.
 func (c *client) until() []map[string]any {
 	c.t.Helper()
-	return c.untilWithin(5 * time.Second)
+	return c.untilWithin(frameWait)
 }
 
 // untilWithin is until, waiting up to d for each frame.

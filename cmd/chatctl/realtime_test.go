@@ -120,7 +120,7 @@ type client struct {
 
 func (s *realtimeServer) dial(t *testing.T) *client {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), frameWait)
 	defer cancel()
 	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(s.URL, "http")+realtimePath, nil)
 	if err != nil {
@@ -138,10 +138,16 @@ func (c *client) send(v any) {
 	}
 }
 
-// next returns the next frame, or fails after 5 s.
+// frameWait is how long a test waits for a frame it expects: long, so that
+// a loaded machine (the whole suite runs at once on two cores) makes a
+// test slower, never wrong. A frame that must not come is asserted by
+// ping and pong (until), not by a timeout.
+const frameWait = 30 * time.Second
+
+// next returns the next frame, or fails after frameWait.
 func (c *client) next() map[string]any {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), frameWait)
 	defer cancel()
 	_, b, err := c.ws.Read(ctx)
 	if err != nil {
@@ -157,7 +163,7 @@ func (c *client) next() map[string]any {
 // closed asserts the server closes the connection next.
 func (c *client) closed() {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), frameWait)
 	defer cancel()
 	if _, b, err := c.ws.Read(ctx); err == nil {
 		c.t.Fatalf("got %s, want the connection closed", b)

@@ -11,12 +11,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
-	"github.com/chatbridge/chat/pkg/app/delivering"
+	"github.com/chatbridge/chat/pkg/app/relaying"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
+	"github.com/chatbridge/chat/pkg/sqsqueue/failurequeue"
 )
 
 // envFailureQueueURL names RelayFailureQueue for replay-relay-failures.
@@ -49,9 +50,9 @@ func runReplayRelayFailures(ctx context.Context, args []string, stdout, stderr i
 	client := sqs.NewFromConfig(a.AWS)
 	translations := sqsqueue.New(client, *queue)
 	rp := &relay.Replayer{
-		Failures: sqsqueue.New(client, *failures),
+		Failures: failurequeue.New(client, *failures),
 		Parked:   relaystore.New(a.DB, a.Table),
-		Relay:    &relay.Relay{Queue: translations, Events: delivering.Fanout(a, *deliveries), Translations: translationstore.New(a.DB, a.Table)},
+		Relay:    &relay.Relay{Queue: translations, Events: relaying.Fanout(a, *deliveries), Translations: translationstore.New(a.DB, a.Table)},
 		Sweep:    &relay.Sweep{Store: translationstore.New(a.DB, a.Table), Queue: translations, Now: a.Now},
 	}
 	res, runErr := rp.Run(ctx)

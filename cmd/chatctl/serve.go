@@ -16,7 +16,7 @@ import (
 	"github.com/chatbridge/chat/internal/apyserver"
 	"github.com/chatbridge/chat/internal/handlers"
 	"github.com/chatbridge/chat/pkg/app/delivering"
-	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
+	"github.com/chatbridge/chat/pkg/app/relaying"
 	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -137,7 +137,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	deliveryURL := res.Queues["DeliveryQueue"]
 	os.Setenv(awsenv.EnvDeliveryQueueURL, deliveryURL)
 	relayFn := a.For("OutboxRelayFunction")
-	outbox := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(relayFn.AWS), queueURL), Events: delivering.Fanout(relayFn, deliveryURL), Parking: relaystore.New(relayFn.DB, relayFn.Table), Translations: translationstore.New(relayFn.DB, relayFn.Table)}
+	outbox := relaying.Relay(relayFn, queueURL, deliveryURL)
 	relayMapping, err := localrun.NewStreamMapping(tmpl, "OutboxRelayFunction", dynamodbstreams.NewFromConfig(relayFn.AWS), sqs.NewFromConfig(relayFn.AWS), res, outbox.HandleStream)
 	if err != nil {
 		return err

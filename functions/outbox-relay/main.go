@@ -6,16 +6,10 @@ package main
 import (
 	"context"
 
-	"github.com/chatbridge/chat/pkg/app/delivering"
-	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
-	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
-
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/relaying"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/relay"
-	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
 
 const function = "OutboxRelayFunction"
@@ -32,7 +26,5 @@ func handler(ctx context.Context) (func(context.Context, events.DynamoDBEvent) (
 	if err != nil {
 		return nil, err
 	}
-	r := &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), env[awsenv.EnvQueueURL]),
-		Events: delivering.Fanout(a, env[awsenv.EnvDeliveryQueueURL]), Parking: relaystore.New(a.DB, a.Table), Translations: translationstore.New(a.DB, a.Table)}
-	return r.HandleStream, nil
+	return relaying.Relay(a, env[awsenv.EnvQueueURL], env[awsenv.EnvDeliveryQueueURL]).HandleStream, nil
 }

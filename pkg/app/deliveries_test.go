@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/app/delivering"
+	"github.com/chatbridge/chat/pkg/app/relaying"
 	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -95,7 +96,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 			Author: chat.Author{Type: chat.AuthorUser, ID: ws.Users[0].ID, Name: "Ana"}, SourceLanguage: "en", CreatedAt: now.Add(time.Duration(i) * time.Second)}
 		entries = append(entries, relay.ChangeEntry{ID: m.ID, Change: relaystore.Change{Kind: relaystore.ChangeMessage, Message: m}})
 	}
-	if failed := delivering.Fanout(a.For("OutboxRelayFunction"), qurl).Send(context.Background(), entries); len(failed) != 0 {
+	if failed := relaying.Fanout(a.For("OutboxRelayFunction"), qurl).Send(context.Background(), entries); len(failed) != 0 {
 		t.Fatalf("fan-out failed for %v", failed)
 	}
 	base := "/api/v1/workspaces/" + ws.ID + "/outbound-webhooks/" + hook.ID + "/deliveries"

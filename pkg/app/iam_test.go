@@ -17,6 +17,7 @@ import (
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/delivering"
+	"github.com/chatbridge/chat/pkg/app/relaying"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 	"github.com/chatbridge/chat/pkg/events"
@@ -73,7 +74,7 @@ func TestLargeEventDeliveredUnderItsPolicy(t *testing.T) {
 		t.Fatalf("content of %d bytes, want over InlineMax (%d)", len(content), events.InlineMax)
 	}
 	entries := []relay.ChangeEntry{{ID: m.ID, Change: relaystore.Change{Kind: relaystore.ChangeMessage, Message: m}}}
-	if failed := delivering.Fanout(a.For("OutboxRelayFunction"), qurl).Send(context.Background(), entries); len(failed) != 0 {
+	if failed := relaying.Fanout(a.For("OutboxRelayFunction"), qurl).Send(context.Background(), entries); len(failed) != 0 {
 		t.Fatalf("fan-out failed for %v", failed)
 	}
 	d, err := delivering.Deliverer(a.For("DeliverWebhooksFunction"), qurl, st.Resources.Queues["SlowDeliveryQueue"])

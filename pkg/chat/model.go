@@ -338,3 +338,7 @@ func QueueSafe(r rune) bool {
 	}
 	return false
 }
+
+// WebhookTargetType is an audit event's target_type for a webhook of kind
+// (inbound, outbound, support).
+func WebhookTargetType(kind string) string { return kind + "_webhook" }

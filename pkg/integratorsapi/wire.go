@@ -12,6 +12,7 @@ import (
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
+	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 	"github.com/chatbridge/chat/pkg/webhooks"
 	"github.com/chatbridge/chat/pkg/webhooksapi"
@@ -31,7 +32,7 @@ func (t tester) Test(ctx context.Context, w webhooks.Webhook) (delivery.Attempt,
 		secrets = append(secrets, []byte(w.PreviousSigningSecret))
 	}
 	return t.t.Test(ctx, delivery.Webhook{ID: w.ID, Kind: string(w.Kind), WorkspaceID: w.WorkspaceID,
-		Key: deliverystore.ListedWebhookKey(w), URL: w.URL, Active: w.Active, Secrets: secrets})
+		Key: webhookstore.ListedSK(w), URL: w.URL, Active: w.Active, Secrets: secrets})
 }
 
 // Test builds Test<kind>WebhookFunction: one webhook.test delivery now,

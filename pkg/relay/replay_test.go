@@ -26,6 +26,7 @@ import (
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
+	"github.com/chatbridge/chat/pkg/sqsqueue/failurequeue"
 )
 
 // errOutage is an SQS outage as the relay sees it.
@@ -113,7 +114,7 @@ func (w *world) outboxRelay() *relay.Relay {
 
 func (w *world) replayer() *relay.Replayer {
 	q := sqsqueue.New(w.st.SQS, w.st.Resources.Queues["TranslationQueue"])
-	return &relay.Replayer{Failures: sqsqueue.New(w.st.SQS, w.st.Resources.Queues["RelayFailureQueue"]), Parked: w.store.Relay,
+	return &relay.Replayer{Failures: failurequeue.New(w.st.SQS, w.st.Resources.Queues["RelayFailureQueue"]), Parked: w.store.Relay,
 		Relay: w.outboxRelay(), Sweep: &relay.Sweep{Store: w.store.Translation, Queue: q}}
 }
 

@@ -19,7 +19,7 @@ const (
 )
 
 // TargetType is the kind as an audit event's target type.
-func (k Kind) TargetType() string { return string(k) + "_webhook" }
+func (k Kind) TargetType() string { return chat.WebhookTargetType(string(k)) }
 
 // Webhook is a webhook of any kind as management sees it. Inbound uses
 // ChannelID, BotName, BotAvatarURL, SignatureRequired, Enabled and

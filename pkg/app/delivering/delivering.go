@@ -1,6 +1,6 @@
 // Package delivering builds the event delivery's functions (contract
-// section 11) from the app: the relay's fan-out, the delivery function and
-// the delivery log's HTTP functions. It is apart from package app so that
+// section 11) from the app: the delivery function and the delivery log's
+// HTTP functions. It is apart from package app so that
 // the other HTTP functions do not link the SQS client.
 package delivering
 
@@ -14,9 +14,7 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
-	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 	"github.com/chatbridge/chat/pkg/netguard"
-	"github.com/chatbridge/chat/pkg/relay"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
 
@@ -59,10 +57,4 @@ func Deliverer(a *app.App, queueURL, slowURL string) (*delivery.Deliverer, error
 		d.Slow = sqsqueue.New(q, slowURL)
 	}
 	return d, nil
-}
-
-// Fanout builds the relay's event fan-out onto the delivery queue.
-func Fanout(a *app.App, queueURL string) *relay.Fanout {
-	st := relaystore.New(a.DB, a.Table)
-	return &relay.Fanout{Store: st, Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), queueURL), Now: a.Now}
 }

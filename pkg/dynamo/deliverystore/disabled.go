@@ -8,7 +8,6 @@ import (
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/events"
-	"github.com/chatbridge/chat/pkg/webhooks"
 )
 
 // Audit entries the service itself writes (contract section 14).
@@ -28,8 +27,8 @@ const (
 // (ChangeFromImage) and webhook.disabled is derived from it: the event is
 // recorded in the same write as the change.
 func (s *Store) disabledAudit(w delivery.Webhook, reason string, now time.Time) types.TransactWriteItem {
-	ev := webhooks.AuditEvent{ID: events.DeriveID(now, ActionDisabled, w.ID, reason), WorkspaceID: w.WorkspaceID,
-		ActorType: ActorSystem, ActorID: ActorDelivery, Action: ActionDisabled, TargetType: webhooks.Kind(w.Kind).TargetType(),
+	ev := chat.AuditEvent{ID: events.DeriveID(now, ActionDisabled, w.ID, reason), WorkspaceID: w.WorkspaceID,
+		ActorType: ActorSystem, ActorID: ActorDelivery, Action: ActionDisabled, TargetType: chat.WebhookTargetType(w.Kind),
 		TargetID: w.ID, Changes: []string{"active", "disabled_reason"}, CreatedAt: now, ExpiresAt: now.Add(chat.AuditRetention)}
 	put := dynamo.AuditPut(s.Name, ev)
 	put.Put.Item[attrReason] = dynamo.Str(reason)

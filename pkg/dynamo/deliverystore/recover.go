@@ -13,8 +13,6 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/dynamo"
-	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
-	"github.com/chatbridge/chat/pkg/webhooks"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -119,14 +117,8 @@ func (s *Store) PutTestDelivery(ctx context.Context, a delivery.Attempt) error {
 		WorkspaceID: d.WorkspaceID, WebhookKey: d.WebhookKey, EventID: d.EventID, EventType: d.EventType, Status: a.Status,
 		Attempts: a.Number, LastAttemptAt: a.At.UTC(), ResponseStatus: a.ResponseStatus, Error: a.Error, DurationMS: a.DurationMS,
 		CreatedAt: a.At.UTC()}
-	av := webhookstore.MarshalItem(it, nil)
+	av := dynamo.Put(s.Name, it, "", nil).Put.Item
 	av["ttl"] = dynamo.Num(dynamo.Epoch(a.At.Add(delivery.Retention)))
 	_, err := s.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Name, Item: av})
 	return dynamo.Fail("put test delivery "+d.ID, err)
-}
-
-// ListedWebhookKey is the sort key of w's listed twin, which deliveries
-// name their webhook by (events.Delivery.WebhookKey).
-func ListedWebhookKey(w webhooks.Webhook) string {
-	return webhookstore.ListedKey(w)["sk"].(*types.AttributeValueMemberS).Value
 }

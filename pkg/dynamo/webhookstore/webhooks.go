@@ -49,6 +49,12 @@ func ListedKey(w webhooks.Webhook) map[string]types.AttributeValue {
 	}
 }
 
+// ListedSK is the sort key of w's listed twin, which deliveries name their
+// webhook by (events.Delivery.WebhookKey).
+func ListedSK(w webhooks.Webhook) string {
+	return ListedKey(w)[dynamo.AttrSK].(*types.AttributeValueMemberS).Value
+}
+
 func rotatedOf(w webhooks.Webhook) dynamo.Rotated {
 	r := dynamo.Rotated{PreviousSecretHash: w.PreviousSecretHash, PreviousSigningSecret: w.PreviousSigningSecret}
 	if !w.PreviousExpiresAt.IsZero() {

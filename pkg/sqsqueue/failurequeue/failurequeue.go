@@ -1,4 +1,8 @@
-package sqsqueue
+// Package failurequeue is the SQS adapter of RelayFailureQueue, the outbox
+// relay's on-failure destination that a replay reads (relay.FailureQueue).
+// It is apart from package sqsqueue so that the functions that send jobs
+// and deliveries do not link the relay.
+package failurequeue
 
 import (
 	"context"
@@ -9,6 +13,15 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/relay"
 )
+
+// Queue is RelayFailureQueue.
+type Queue struct {
+	client *sqs.Client
+	url    string
+}
+
+// New returns the failure queue at url.
+func New(client *sqs.Client, url string) *Queue { return &Queue{client: client, url: url} }
 
 var _ relay.FailureQueue = (*Queue)(nil)
 
@@ -23,7 +36,7 @@ func (q *Queue) Receive(ctx context.Context) ([]relay.Received, error) {
 		QueueUrl: &q.url, MaxNumberOfMessages: 10, VisibilityTimeout: replayVisibility,
 	})
 	if err != nil {
-		return nil, chat.Unavailable(fmt.Errorf("sqsqueue: receive from %s: %w", q.url, err))
+		return nil, chat.Unavailable(fmt.Errorf("failurequeue: receive from %s: %w", q.url, err))
 	}
 	recs := make([]relay.Received, len(out.Messages))
 	for i, m := range out.Messages {
@@ -36,7 +49,7 @@ func (q *Queue) Receive(ctx context.Context) ([]relay.Received, error) {
 // Errors: EUnavailable.
 func (q *Queue) Delete(ctx context.Context, handle string) error {
 	if _, err := q.client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: &q.url, ReceiptHandle: &handle}); err != nil {
-		return chat.Unavailable(fmt.Errorf("sqsqueue: delete from %s: %w", q.url, err))
+		return chat.Unavailable(fmt.Errorf("failurequeue: delete from %s: %w", q.url, err))
 	}
 	return nil
 }
