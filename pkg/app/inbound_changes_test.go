@@ -21,23 +21,12 @@ import (
 // re-read the settings, the cache answered with the settings it held.
 func TestInboundChangesApplyAtOnce(t *testing.T) {
 	w := newAdminWorld(t)
-	status, created, raw := w.call(t, "POST", w.api("/inbound-webhooks"), `{"channel_id":"`+w.general+`","bot_name":"Before"}`, w.admin, 2)
-	if status != 201 {
-		t.Fatalf("create: got %d %s, want 201", status, raw)
-	}
-	id, first := data(created)["id"].(string), data(created)["secret"].(string)
+	id, first := w.createInbound(t, "Before")
 	if got := w.post(t, id, first); got != 202 {
 		t.Fatalf("post with the created secret: got %d, want 202", got)
 	}
 	// The webhook's settings are now cached, and the clock never moves.
-	rotate := func() string {
-		t.Helper()
-		status, rotated, raw := w.call(t, "POST", w.api("/inbound-webhooks/"+id+"/rotate-secret"), "", w.admin, 2)
-		if status != 200 {
-			t.Fatalf("rotate: got %d %s, want 200", status, raw)
-		}
-		return data(rotated)["secret"].(string)
-	}
+	rotate := func() string { return w.rotateInbound(t, id) }
 	second := rotate()
 	if got := w.post(t, id, second); got != 202 {
 		t.Fatalf("new secret right after the rotation: got %d, want 202", got)
@@ -116,11 +105,7 @@ func TestInboundChangesApplyAtOnce(t *testing.T) {
 // nothing, and the message keeps the content of the last accepted edit.
 func TestInboundEditsApplyAtOnce(t *testing.T) {
 	w := newAdminWorld(t)
-	status, created, raw := w.call(t, "POST", w.api("/inbound-webhooks"), `{"channel_id":"`+w.general+`","bot_name":"Editor"}`, w.admin, 2)
-	if status != 201 {
-		t.Fatalf("create: got %d %s, want 201", status, raw)
-	}
-	id, first := data(created)["id"].(string), data(created)["secret"].(string)
+	id, first := w.createInbound(t, "Editor")
 	rec := w.do(t, "POST", w.postPath(id), `{"content":"draft"}`, map[string]string{"X-Service-Webhook-Secret": first})
 	var posted struct {
 		Data struct{ ID string } `json:"data"`
@@ -137,14 +122,7 @@ func TestInboundEditsApplyAtOnce(t *testing.T) {
 		t.Fatalf("edit with the created secret: got %d, want 200", got)
 	}
 	// The settings are cached now. Two rotations put the first secret out.
-	rotate := func() string {
-		t.Helper()
-		status, rotated, raw := w.call(t, "POST", w.api("/inbound-webhooks/"+id+"/rotate-secret"), "", w.admin, 2)
-		if status != 200 {
-			t.Fatalf("rotate: got %d %s, want 200", status, raw)
-		}
-		return data(rotated)["secret"].(string)
-	}
+	rotate := func() string { return w.rotateInbound(t, id) }
 	second := rotate()
 	if got := edit(first, "within the window"); got != 200 {
 		t.Fatalf("edit with the replaced secret within its window: got %d, want 200", got)
@@ -189,4 +167,25 @@ func storetestMessage(t *testing.T, w *adminWorld, id string) chat.Message {
 		t.Fatalf("message %s: got item %v, want a message", id, out.Item)
 	}
 	return m
+}
+
+// createInbound creates an inbound webhook posting as bot in general and
+// returns its id and secret.
+func (w *adminWorld) createInbound(t *testing.T, bot string) (id, secret string) {
+	t.Helper()
+	status, created, raw := w.call(t, "POST", w.api("/inbound-webhooks"), `{"channel_id":"`+w.general+`","bot_name":"`+bot+`"}`, w.admin, 2)
+	if status != 201 {
+		t.Fatalf("create: got %d %s, want 201", status, raw)
+	}
+	return data(created)["id"].(string), data(created)["secret"].(string)
+}
+
+// rotateInbound rotates inbound webhook id's secret and returns the new one.
+func (w *adminWorld) rotateInbound(t *testing.T, id string) string {
+	t.Helper()
+	status, rotated, raw := w.call(t, "POST", w.api("/inbound-webhooks/"+id+"/rotate-secret"), "", w.admin, 2)
+	if status != 200 {
+		t.Fatalf("rotate: got %d %s, want 200", status, raw)
+	}
+	return data(rotated)["secret"].(string)
 }
