@@ -73,26 +73,10 @@ type ChangeResult struct {
 // apply again (say, undo a later edit). A refused change's record is then
 // corrected.
 func (s *Changes) Change(ctx context.Context, req Request, c Change) ChangeResult {
-	if !chat.ValidID(req.WebhookID) {
-		return ChangeResult{Result: Result{Err: errNotFound()}}
-	}
-	cfg, stale, err := s.config(ctx, req.WebhookID)
-	if err == nil && stale && !cfg.Webhook.Enabled && !cfg.Deleted {
-		// Disabled in a copy: it may have been enabled since (settings.go).
-		cfg, err = s.refresh(ctx, req.WebhookID)
-		stale = false
-	}
-	if err == nil && !cfg.Webhook.Enabled {
-		err = errNotFound()
-	}
+	d, err := s.decide(ctx, req)
 	if err != nil {
 		return ChangeResult{Result: Result{Err: err}}
 	}
-	d := &decision{svc: s.Service, req: req, cfg: cfg, stale: stale, log: chat.RequestLog{
-		ID: s.IDs.New(req.ReceivedAt), WorkspaceID: cfg.Workspace.ID, WebhookID: cfg.Webhook.ID,
-		ReceivedAt: req.ReceivedAt, AuthScheme: scheme(cfg),
-		SourceIP: req.SourceIP, UserAgent: truncate(req.UserAgent, maxUserAgent), BodyBytes: max(req.BodyBytes, len(req.Body)),
-	}}
 	now := s.Now()
 	if res, ok := d.admit(ctx, now); !ok {
 		return ChangeResult{Result: res}
@@ -119,16 +103,9 @@ func (s *Changes) Change(ctx context.Context, req Request, c Change) ChangeResul
 // applies it; again reports that the settings changed since they were
 // read, and nothing was written.
 func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Time) (res ChangeResult, again bool) {
-	sig, err := d.authenticate(d.obj, now)
-	if err != nil && d.stale && d.settingsCould(err, d.obj) {
-		// A copy of the settings refuses it: do the stored ones?
-		if r, done := d.reread(ctx); done {
-			return ChangeResult{Result: r}, false
-		}
-		sig, err = d.authenticate(d.obj, now)
-	}
-	if err != nil {
-		return ChangeResult{Result: d.reject(ctx, err)}, false
+	sig, r, ok := d.credentials(ctx, now)
+	if !ok {
+		return ChangeResult{Result: r}, false
 	}
 	switch {
 	case d.req.MediaTypeErr != nil && len(d.req.Body) > 0:

@@ -89,12 +89,24 @@ type post struct {
 // Post decides one request. It never returns a Go error: every outcome,
 // including a failed dependency, is a Result.
 func (s *Service) Post(ctx context.Context, req Request) Result {
+	d, err := s.decide(ctx, req)
+	if err != nil {
+		return Result{Err: err}
+	}
+	d.log.IdempotencyKey = printableKey(req)
+	return d.run(ctx)
+}
+
+// decide applies step 1, the webhook's lookup, to req and starts its
+// decision. A webhook disabled in a cached copy is read anew, since it may
+// have been enabled since (settings.go). Errors: ENotFound for no enabled
+// webhook; EUnavailable.
+func (s *Service) decide(ctx context.Context, req Request) (*decision, error) {
 	if !chat.ValidID(req.WebhookID) {
-		return Result{Err: errNotFound()}
+		return nil, errNotFound()
 	}
 	cfg, stale, err := s.config(ctx, req.WebhookID)
 	if err == nil && stale && !cfg.Webhook.Enabled && !cfg.Deleted {
-		// Disabled in a copy: it may have been enabled since (settings.go).
 		cfg, err = s.refresh(ctx, req.WebhookID)
 		stale = false
 	}
@@ -102,14 +114,13 @@ func (s *Service) Post(ctx context.Context, req Request) Result {
 		err = errNotFound()
 	}
 	if err != nil {
-		return Result{Err: err}
+		return nil, err
 	}
-	d := &decision{svc: s, req: req, cfg: cfg, stale: stale, log: chat.RequestLog{
+	return &decision{svc: s, req: req, cfg: cfg, stale: stale, log: chat.RequestLog{
 		ID: s.IDs.New(req.ReceivedAt), WorkspaceID: cfg.Workspace.ID, WebhookID: cfg.Webhook.ID,
-		ReceivedAt: req.ReceivedAt, IdempotencyKey: printableKey(req), AuthScheme: scheme(cfg),
+		ReceivedAt: req.ReceivedAt, AuthScheme: scheme(cfg),
 		SourceIP: req.SourceIP, UserAgent: truncate(req.UserAgent, maxUserAgent), BodyBytes: max(req.BodyBytes, len(req.Body)),
-	}}
-	return d.run(ctx)
+	}}, nil
 }
 
 // decision carries one request through the steps after the lookup.
@@ -173,16 +184,9 @@ func (d *decision) admit(ctx context.Context, now time.Time) (Result, bool) {
 func (d *decision) judge(ctx context.Context, now time.Time) Result {
 	obj, jsonErr := d.obj, d.jsonErr
 	// Step 4: credentials, before the body is judged.
-	sig, err := d.authenticate(obj, now)
-	if err != nil && d.stale && d.settingsCould(err, obj) {
-		// A copy of the settings refuses it: do the stored ones?
-		if res, done := d.reread(ctx); done {
-			return res
-		}
-		sig, err = d.authenticate(obj, now)
-	}
-	if err != nil {
-		return d.reject(ctx, err)
+	sig, res, ok := d.credentials(ctx, now)
+	if !ok {
+		return res
 	}
 	if sig != nil && d.req.HasKey && idempotency.ValidKey(d.req.IdempotencyKey) {
 		// A resend with the same key is a retry, not a replay (step 4).
@@ -208,6 +212,25 @@ func (d *decision) judge(ctx context.Context, now time.Time) Result {
 		return d.refuse(ctx, chat.Errorf(chat.EInvalidIdempotencyKey, "The Idempotency-Key header must be 1 to 255 printable ASCII characters."), checkOnly(sig))
 	}
 	return d.accept(ctx, p, sig, now)
+}
+
+// credentials applies step 4 to the decision's settings and returns the
+// signature use to record, if any. A refusal that a cached copy of the
+// settings could have caused is judged again on the stored ones. ok is
+// false with the answer when the request stops there.
+func (d *decision) credentials(ctx context.Context, now time.Time) (sig *SignatureUse, res Result, ok bool) {
+	sig, err := d.authenticate(d.obj, now)
+	if err != nil && d.stale && d.settingsCould(err, d.obj) {
+		// A copy of the settings refuses it: do the stored ones?
+		if res, done := d.reread(ctx); done {
+			return nil, res, false
+		}
+		sig, err = d.authenticate(d.obj, now)
+	}
+	if err != nil {
+		return nil, d.reject(ctx, err), false
+	}
+	return sig, Result{}, true
 }
 
 // checkOnly is sig, to be checked unused but not recorded.
