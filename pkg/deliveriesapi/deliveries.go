@@ -76,24 +76,15 @@ func DeliveriesHandler(auth httpapi.Authorizer, kind string, log DeliveryLog, co
 			httpapi.Error(w, r, errDeliveryNotFound())
 			return
 		}
-		paging, err := httpapi.ReadPaging(r, codec, "deliveries:"+kind+":"+p.WorkspaceID+":"+id)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		page, err := log.ListDeliveries(r.Context(), p.WorkspaceID, id, paging.After, paging.Limit)
-		if err == nil {
-			err = checkDeliveryLog(r.Context(), log, p.WorkspaceID, kind, id, paging.After, page)
-		}
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		views := make([]deliveryView, 0, len(page.Items))
-		for _, d := range page.Items {
-			views = append(views, deliveryViewOf(d))
-		}
-		httpapi.WritePage(w, r, paging, views, page)
+		httpapi.ServePage(w, r, codec, "deliveries:"+kind+":"+p.WorkspaceID+":"+id,
+			func(ctx context.Context, after string, limit int) (chat.Page[delivery.Record], error) {
+				page, err := log.ListDeliveries(ctx, p.WorkspaceID, id, after, limit)
+				if err == nil {
+					err = checkDeliveryLog(ctx, log, p.WorkspaceID, kind, id, after, page)
+				}
+				return page, err
+			},
+			deliveryViewOf)
 	})
 }
 

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -31,6 +32,29 @@ const (
 // the guest message list does with an oversized translation).
 const MaxItemBytes = MaxPageBytes - len(pageOpen) - len(metaOpen) - len(`""`) - cursor.MaxTokenLen -
 	len(limitOpen) - len("100") - len(pageClose)
+
+// ServePage answers a list request: it reads the paging bound to scope
+// (ReadPaging), lists the page after its cursor, and writes it with each
+// item as view shows it (WritePage). A paging error is answered before
+// list runs.
+func ServePage[T, V any](w http.ResponseWriter, r *http.Request, codec *cursor.Codec, scope string,
+	list func(ctx context.Context, after string, limit int) (chat.Page[T], error), view func(T) V) {
+	paging, err := ReadPaging(r, codec, scope)
+	if err != nil {
+		Error(w, r, err)
+		return
+	}
+	page, err := list(r.Context(), paging.After, paging.Limit)
+	if err != nil {
+		Error(w, r, err)
+		return
+	}
+	views := make([]V, 0, len(page.Items))
+	for _, it := range page.Items {
+		views = append(views, view(it))
+	}
+	WritePage(w, r, paging, views, page)
+}
 
 // WritePage writes page as a 200 list body, views[i] being what the client
 // sees of page.Items[i] (see WriteList).

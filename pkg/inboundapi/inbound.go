@@ -131,33 +131,22 @@ type requestLogView struct {
 func RequestLogHandler(auth httpapi.Authorizer, store RequestLogStore, codec *cursor.Codec) http.Handler {
 	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		webhook := r.PathValue("webhook")
-		paging, err := httpapi.ReadPaging(r, codec, "inbound-requests:"+p.WorkspaceID+":"+webhook)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		notFound := chat.Errorf(chat.ENotFound, "The webhook does not exist.")
-		if !chat.ValidID(webhook) {
-			httpapi.Error(w, r, notFound)
-			return
-		}
-		if err := store.InboundWebhookOf(r.Context(), p.WorkspaceID, webhook); err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		page, err := store.RequestLogs(r.Context(), p.WorkspaceID, webhook, paging.After, paging.Limit)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		views := make([]requestLogView, 0, len(page.Items))
-		for _, l := range page.Items {
-			views = append(views, requestLogView{ID: l.ID, WorkspaceID: l.WorkspaceID, WebhookID: l.WebhookID,
-				ReceivedAt: chat.FormatTime(l.ReceivedAt), Status: l.Status, Outcome: l.Outcome,
-				ErrorCode: httpapi.Nullable(l.ErrorCode), MessageID: httpapi.Nullable(l.MessageID), IdempotencyKey: httpapi.Nullable(l.IdempotencyKey),
-				AuthScheme: l.AuthScheme, SourceIP: l.SourceIP, UserAgent: l.UserAgent, BodyBytes: l.BodyBytes, DurationMS: l.DurationMS})
-		}
-		httpapi.WritePage(w, r, paging, views, page)
+		httpapi.ServePage(w, r, codec, "inbound-requests:"+p.WorkspaceID+":"+webhook,
+			func(ctx context.Context, after string, limit int) (chat.Page[chat.RequestLog], error) {
+				if !chat.ValidID(webhook) {
+					return chat.Page[chat.RequestLog]{}, chat.Errorf(chat.ENotFound, "The webhook does not exist.")
+				}
+				if err := store.InboundWebhookOf(ctx, p.WorkspaceID, webhook); err != nil {
+					return chat.Page[chat.RequestLog]{}, err
+				}
+				return store.RequestLogs(ctx, p.WorkspaceID, webhook, after, limit)
+			},
+			func(l chat.RequestLog) requestLogView {
+				return requestLogView{ID: l.ID, WorkspaceID: l.WorkspaceID, WebhookID: l.WebhookID,
+					ReceivedAt: chat.FormatTime(l.ReceivedAt), Status: l.Status, Outcome: l.Outcome,
+					ErrorCode: httpapi.Nullable(l.ErrorCode), MessageID: httpapi.Nullable(l.MessageID), IdempotencyKey: httpapi.Nullable(l.IdempotencyKey),
+					AuthScheme: l.AuthScheme, SourceIP: l.SourceIP, UserAgent: l.UserAgent, BodyBytes: l.BodyBytes, DurationMS: l.DurationMS}
+			})
 	})
 }
 

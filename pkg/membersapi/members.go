@@ -42,21 +42,13 @@ type channelView struct {
 func ChannelsHandler(auth httpapi.Authorizer, svc ChannelLister, codec *cursor.Codec) http.Handler {
 	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		// The list is the caller's own: a cursor is bound to the user.
-		paging, err := httpapi.ReadPaging(r, codec, "channels:"+p.WorkspaceID+":"+p.UserID)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		page, err := svc.ListChannels(r.Context(), p, paging.After, paging.Limit)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		views := make([]channelView, 0, len(page.Items))
-		for _, c := range page.Items {
-			views = append(views, channelView{ID: c.ID, WorkspaceID: c.WorkspaceID, Name: c.Name, CreatedAt: chat.FormatTime(c.CreatedAt)})
-		}
-		httpapi.WritePage(w, r, paging, views, page)
+		httpapi.ServePage(w, r, codec, "channels:"+p.WorkspaceID+":"+p.UserID,
+			func(ctx context.Context, after string, limit int) (chat.Page[members.Channel], error) {
+				return svc.ListChannels(ctx, p, after, limit)
+			},
+			func(c members.Channel) channelView {
+				return channelView{ID: c.ID, WorkspaceID: c.WorkspaceID, Name: c.Name, CreatedAt: chat.FormatTime(c.CreatedAt)}
+			})
 	})
 }
 

@@ -84,22 +84,14 @@ func CreateRoomHandler(auth httpapi.Authorizer, mgr RoomManager, now chat.Clock)
 // section 9): the workspace's rooms, newest first.
 func RoomsHandler(auth httpapi.Authorizer, mgr RoomManager, codec *cursor.Codec, now chat.Clock) http.Handler {
 	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
-		paging, err := httpapi.ReadPaging(r, codec, "rooms:"+p.WorkspaceID)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		page, err := mgr.List(r.Context(), p, paging.After, paging.Limit)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		at := now()
-		views := make([]managedRoomView, 0, len(page.Items))
-		for _, room := range page.Items {
-			views = append(views, managedRoomViewOf(room, at))
-		}
-		httpapi.WritePage(w, r, paging, views, page)
+		var at time.Time // when the page was read: every room's status is as of then
+		httpapi.ServePage(w, r, codec, "rooms:"+p.WorkspaceID,
+			func(ctx context.Context, after string, limit int) (chat.Page[rooms.ManagedRoom], error) {
+				page, err := mgr.List(ctx, p, after, limit)
+				at = now()
+				return page, err
+			},
+			func(room rooms.ManagedRoom) managedRoomView { return managedRoomViewOf(room, at) })
 	})
 }
 

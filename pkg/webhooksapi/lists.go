@@ -1,6 +1,7 @@
 package webhooksapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -42,26 +43,18 @@ type supportView struct {
 // No secret is ever part of an item.
 func OutboundWebhooksHandler(auth httpapi.Authorizer, store workspaces.WebhookStore, codec *cursor.Codec) http.Handler {
 	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
-		paging, err := httpapi.ReadPaging(r, codec, "outbound-webhooks:"+p.WorkspaceID)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		page, err := store.OutboundWebhooks(r.Context(), p.WorkspaceID, paging.After, paging.Limit)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		views := make([]outboundView, 0, len(page.Items))
-		for _, o := range page.Items {
-			events := o.Events
-			if events == nil {
-				events = []string{}
-			}
-			views = append(views, outboundView{ID: o.ID, WorkspaceID: o.WorkspaceID, Name: o.Name, URL: o.URL, Events: events,
-				Active: o.Active, DisabledReason: disabledReason(o.Active, o.DisabledReason), RateLimit: rateLimit(o.RateLimit), CreatedAt: chat.FormatTime(o.CreatedAt), UpdatedAt: chat.FormatTime(o.UpdatedAt)})
-		}
-		httpapi.WritePage(w, r, paging, views, page)
+		httpapi.ServePage(w, r, codec, "outbound-webhooks:"+p.WorkspaceID,
+			func(ctx context.Context, after string, limit int) (chat.Page[chat.OutboundWebhook], error) {
+				return store.OutboundWebhooks(ctx, p.WorkspaceID, after, limit)
+			},
+			func(o chat.OutboundWebhook) outboundView {
+				events := o.Events
+				if events == nil {
+					events = []string{}
+				}
+				return outboundView{ID: o.ID, WorkspaceID: o.WorkspaceID, Name: o.Name, URL: o.URL, Events: events,
+					Active: o.Active, DisabledReason: disabledReason(o.Active, o.DisabledReason), RateLimit: rateLimit(o.RateLimit), CreatedAt: chat.FormatTime(o.CreatedAt), UpdatedAt: chat.FormatTime(o.UpdatedAt)}
+			})
 	})
 }
 
@@ -69,22 +62,14 @@ func OutboundWebhooksHandler(auth httpapi.Authorizer, store workspaces.WebhookSt
 // /api/v1/workspaces/{workspace_id}/support-webhooks (contract section 3).
 func SupportWebhooksHandler(auth httpapi.Authorizer, store workspaces.WebhookStore, codec *cursor.Codec) http.Handler {
 	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
-		paging, err := httpapi.ReadPaging(r, codec, "support-webhooks:"+p.WorkspaceID)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		page, err := store.SupportWebhooks(r.Context(), p.WorkspaceID, paging.After, paging.Limit)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		views := make([]supportView, 0, len(page.Items))
-		for _, s := range page.Items {
-			views = append(views, supportView{ID: s.ID, WorkspaceID: s.WorkspaceID, Name: s.Name, URL: s.URL,
-				Active: s.Active, DisabledReason: disabledReason(s.Active, s.DisabledReason), RateLimit: rateLimit(s.RateLimit), CreatedAt: chat.FormatTime(s.CreatedAt), UpdatedAt: chat.FormatTime(s.UpdatedAt)})
-		}
-		httpapi.WritePage(w, r, paging, views, page)
+		httpapi.ServePage(w, r, codec, "support-webhooks:"+p.WorkspaceID,
+			func(ctx context.Context, after string, limit int) (chat.Page[chat.SupportWebhook], error) {
+				return store.SupportWebhooks(ctx, p.WorkspaceID, after, limit)
+			},
+			func(s chat.SupportWebhook) supportView {
+				return supportView{ID: s.ID, WorkspaceID: s.WorkspaceID, Name: s.Name, URL: s.URL,
+					Active: s.Active, DisabledReason: disabledReason(s.Active, s.DisabledReason), RateLimit: rateLimit(s.RateLimit), CreatedAt: chat.FormatTime(s.CreatedAt), UpdatedAt: chat.FormatTime(s.UpdatedAt)}
+			})
 	})
 }
 

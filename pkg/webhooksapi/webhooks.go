@@ -214,21 +214,11 @@ func RotateWebhookHandler(kind webhooks.Kind, m WebhookManager) http.Handler {
 // the workspace), oldest first, paginated like the other lists.
 func InboundWebhooksHandler(auth httpapi.Authorizer, store InboundWebhookLister, codec *cursor.Codec) http.Handler {
 	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
-		paging, err := httpapi.ReadPaging(r, codec, "inbound-webhooks:"+p.WorkspaceID)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		page, err := store.InboundWebhooks(r.Context(), p.WorkspaceID, paging.After, paging.Limit)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		views := make([]inboundView, 0, len(page.Items))
-		for _, wh := range page.Items {
-			views = append(views, webhookView(wh).(inboundView))
-		}
-		httpapi.WritePage(w, r, paging, views, page)
+		httpapi.ServePage(w, r, codec, "inbound-webhooks:"+p.WorkspaceID,
+			func(ctx context.Context, after string, limit int) (chat.Page[webhooks.Webhook], error) {
+				return store.InboundWebhooks(ctx, p.WorkspaceID, after, limit)
+			},
+			func(wh webhooks.Webhook) inboundView { return webhookView(wh).(inboundView) })
 	})
 }
 
@@ -254,26 +244,18 @@ func AuditEventsHandler(auth httpapi.Authorizer, m WebhookManager, codec *cursor
 			httpapi.Error(w, r, err)
 			return
 		}
-		paging, err := httpapi.ReadPaging(r, codec, "audit-events:"+p.WorkspaceID)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		page, err := m.AuditEvents(r.Context(), p, paging.After, paging.Limit)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		views := make([]auditView, 0, len(page.Items))
-		for _, e := range page.Items {
-			changes := e.Changes
-			if changes == nil {
-				changes = []string{}
-			}
-			views = append(views, auditView{ID: e.ID, WorkspaceID: e.WorkspaceID, Action: e.Action,
-				Actor: auditActor{e.ActorType, e.ActorID}, Target: auditActor{e.TargetType, e.TargetID},
-				Changes: changes, CreatedAt: chat.FormatTime(e.CreatedAt)})
-		}
-		httpapi.WritePage(w, r, paging, views, page)
+		httpapi.ServePage(w, r, codec, "audit-events:"+p.WorkspaceID,
+			func(ctx context.Context, after string, limit int) (chat.Page[webhooks.AuditEvent], error) {
+				return m.AuditEvents(ctx, p, after, limit)
+			},
+			func(e webhooks.AuditEvent) auditView {
+				changes := e.Changes
+				if changes == nil {
+					changes = []string{}
+				}
+				return auditView{ID: e.ID, WorkspaceID: e.WorkspaceID, Action: e.Action,
+					Actor: auditActor{e.ActorType, e.ActorID}, Target: auditActor{e.TargetType, e.TargetID},
+					Changes: changes, CreatedAt: chat.FormatTime(e.CreatedAt)}
+			})
 	})
 }
