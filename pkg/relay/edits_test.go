@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/edits"
 	evs "github.com/chatbridge/chat/pkg/events"
@@ -120,24 +119,11 @@ func TestEditEventsFromTheStream(t *testing.T) {
 		t.Fatalf("relay: %+v %v", resp, err)
 	}
 	got := map[string][]byte{}
-	for {
-		out, err := w.st.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: &dq, MaxNumberOfMessages: 10, VisibilityTimeout: 60})
-		if err != nil {
-			t.Fatal(err)
+	for _, d := range w.deliveries(t, dq) {
+		if _, dup := got[d.Kind+" "+d.EventType]; dup {
+			t.Fatalf("%s %s delivered twice", d.Kind, d.EventType)
 		}
-		if len(out.Messages) == 0 {
-			break
-		}
-		for _, msg := range out.Messages {
-			d, err := evs.UnmarshalQueue(aws.ToString(msg.Body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, dup := got[d.Kind+" "+d.EventType]; dup {
-				t.Fatalf("%s %s delivered twice", d.Kind, d.EventType)
-			}
-			got[d.Kind+" "+d.EventType] = d.Body
-		}
+		got[d.Kind+" "+d.EventType] = d.Body
 	}
 	for _, k := range []string{"outbound message.updated", "outbound message.deleted", "support room.message_updated", "support room.message_deleted"} {
 		if got[k] == nil {

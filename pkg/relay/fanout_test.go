@@ -46,21 +46,8 @@ func TestFanoutFromTheStream(t *testing.T) {
 			t.Fatalf("round %d: %+v %v", round, resp, err)
 		}
 		got := map[string]evs.Delivery{}
-		for {
-			out, err := w.st.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: &dq, MaxNumberOfMessages: 10, VisibilityTimeout: 60})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(out.Messages) == 0 {
-				break
-			}
-			for _, msg := range out.Messages {
-				d, err := evs.UnmarshalQueue(aws.ToString(msg.Body))
-				if err != nil {
-					t.Fatal(err)
-				}
-				got[d.Kind+" "+d.EventType] = d
-			}
+		for _, d := range w.deliveries(t, dq) {
+			got[d.Kind+" "+d.EventType] = d
 		}
 		var keys []string
 		for k, d := range got {
@@ -270,5 +257,28 @@ func TestFanoutSkipsRepeatedEvents(t *testing.T) {
 	again.ID = "2"
 	if failed := f.Send(context.Background(), []relay.ChangeEntry{closed, again}); len(failed) != 0 || store.puts != 1 || sent != 1 {
 		t.Fatalf("failed %v, puts %d, sent %d; want one event stored and sent", failed, store.puts, sent)
+	}
+}
+
+// deliveries receives every delivery queued on the delivery queue at dq,
+// hiding each for a minute so that it is read once.
+func (w *world) deliveries(t *testing.T, dq string) []evs.Delivery {
+	t.Helper()
+	var out []evs.Delivery
+	for {
+		got, err := w.st.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: &dq, MaxNumberOfMessages: 10, VisibilityTimeout: 60})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Messages) == 0 {
+			return out
+		}
+		for _, msg := range got.Messages {
+			d, err := evs.UnmarshalQueue(aws.ToString(msg.Body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, d)
+		}
 	}
 }
