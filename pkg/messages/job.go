@@ -65,13 +65,13 @@ func (j Job) Encode() string {
 // EscapeForQueue rewrites the runes of a JSON text that SQS refuses as
 // \uXXXX escapes. It leaves every other rune as it is.
 func EscapeForQueue(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return !QueueSafe(r) }) < 0 {
+	if strings.IndexFunc(s, func(r rune) bool { return !chat.QueueSafe(r) }) < 0 {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	for _, r := range s {
-		if QueueSafe(r) {
+		if chat.QueueSafe(r) {
 			b.WriteRune(r)
 			continue
 		}
@@ -79,10 +79,6 @@ func EscapeForQueue(s string) string {
 	}
 	return b.String()
 }
-
-// QueueSafe reports whether SQS accepts r in a message body
-// (chat.QueueSafe).
-func QueueSafe(r rune) bool { return chat.QueueSafe(r) }
 
 // DecodeJob parses a queue body. A body that is not a complete job is a
 // poison message: retrying it cannot help.

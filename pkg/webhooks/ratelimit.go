@@ -7,12 +7,8 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 )
 
-// MaxRateLimit is the largest rate_limit, in deliveries a second (the
-// fixture file's bound too).
-const MaxRateLimit = chat.MaxRateLimit
-
 // rateLimit reads rate_limit (contract section 14): an integer from 1 to
-// MaxRateLimit, or null for none (0). A create without it has none.
+// chat.MaxRateLimit, or null for none (0). A create without it has none.
 func (r *reader) rateLimit() (int, bool) {
 	raw, ok := r.obj["rate_limit"]
 	if !ok {
@@ -24,7 +20,7 @@ func (r *reader) rateLimit() (int, bool) {
 	const msg = chat.RateLimitMessage
 	// A JSON integer, digits only: not "10", 2.5 or 1e2.
 	v, err := strconv.Atoi(string(bytes.TrimSpace(raw)))
-	if err != nil || v < 1 || v > MaxRateLimit {
+	if err != nil || v < 1 || v > chat.MaxRateLimit {
 		r.v.Add("rate_limit", msg)
 		return 0, false
 	}

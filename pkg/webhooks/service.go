@@ -75,7 +75,7 @@ func (s *Service) event(p workspaces.Principal, w Webhook, action string, change
 	}
 	return AuditEvent{ID: s.IDs.New(now), WorkspaceID: p.WorkspaceID, ActorType: chat.AuthorUser, ActorID: p.UserID,
 		Action: action, TargetType: w.Kind.TargetType(), TargetID: w.ID, Changes: changes, CreatedAt: now,
-		ExpiresAt: now.Add(AuditRetention)}
+		ExpiresAt: now.Add(chat.AuditRetention)}
 }
 
 // newSecrets makes the secrets of kind: at least 256 bits from crypto/rand

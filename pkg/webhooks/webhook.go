@@ -77,9 +77,6 @@ const (
 	ActionRotated = "webhook.secret_rotated"
 )
 
-// AuditRetention is how long audit events are kept (chat.AuditRetention).
-const AuditRetention = chat.AuditRetention
-
 // RotationWindow is how long a replaced secret keeps working.
 const RotationWindow = 24 * time.Hour
 

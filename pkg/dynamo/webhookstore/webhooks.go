@@ -122,7 +122,8 @@ func webhookOf(kind webhooks.Kind, av map[string]types.AttributeValue) (*webhook
 	return &w, nil
 }
 
-func MarshalItem(v any, k map[string]types.AttributeValue) map[string]types.AttributeValue {
+// marshalItem is v as an item, with k's attributes (a twin's key) set.
+func marshalItem(v any, k map[string]types.AttributeValue) map[string]types.AttributeValue {
 	av, err := attributevalue.MarshalMap(v)
 	if err != nil {
 		// Our own structs of strings, numbers and times.
@@ -141,7 +142,7 @@ var optionalAttrs = []string{"previous_secret_hash", "previous_signing_secret", 
 // keys, id, workspace and creation time, keeping attributes that other
 // features add (a delivery's disabled_reason, say).
 func updateOf(table string, k map[string]types.AttributeValue, w webhooks.Webhook, cond string, vals map[string]types.AttributeValue) *types.Update {
-	av := MarshalItem(webhookItem(w), nil)
+	av := marshalItem(webhookItem(w), nil)
 	names := map[string]string{}
 	if vals == nil {
 		vals = map[string]types.AttributeValue{}
@@ -264,9 +265,9 @@ func (s *Store) Get(ctx context.Context, kind webhooks.Kind, id string) (*webhoo
 func (s *Store) Create(ctx context.Context, w webhooks.Webhook, ev webhooks.AuditEvent) error {
 	item := webhookItem(w)
 	items := []types.TransactWriteItem{
-		{Put: &types.Put{TableName: &s.Name, Item: MarshalItem(item, byIDKey(w.Kind, w.ID)),
+		{Put: &types.Put{TableName: &s.Name, Item: marshalItem(item, byIDKey(w.Kind, w.ID)),
 			ConditionExpression: aws.String("attribute_not_exists(pk)")}},
-		{Put: &types.Put{TableName: &s.Name, Item: MarshalItem(item, ListedKey(w)),
+		{Put: &types.Put{TableName: &s.Name, Item: marshalItem(item, ListedKey(w)),
 			ConditionExpression: aws.String("attribute_not_exists(pk)")}},
 	}
 	channelAt := -1
