@@ -17,13 +17,19 @@ import (
 // Fanout builds the relay's event fan-out onto the delivery queue at
 // deliveryURL.
 func Fanout(a *app.App, deliveryURL string) *relay.Fanout {
-	return &relay.Fanout{Store: relaystore.New(a.DB, a.Table), Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), deliveryURL), Now: a.Now}
+	return fanout(a, sqs.NewFromConfig(a.AWS), deliveryURL)
+}
+
+func fanout(a *app.App, client *sqs.Client, deliveryURL string) *relay.Fanout {
+	return &relay.Fanout{Store: relaystore.New(a.DB, a.Table), Queue: sqsqueue.New(client, deliveryURL), Now: a.Now}
 }
 
 // Relay builds the outbox relay: translation jobs onto the queue at
-// translationURL, events onto the delivery queue at deliveryURL, records
-// it cannot process parked, a deleted message's translations removed.
+// translationURL, events onto the delivery queue at deliveryURL (one SQS
+// client for both), records it cannot process parked, a deleted message's
+// translations removed.
 func Relay(a *app.App, translationURL, deliveryURL string) *relay.Relay {
-	return &relay.Relay{Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), translationURL), Events: Fanout(a, deliveryURL),
+	client := sqs.NewFromConfig(a.AWS)
+	return &relay.Relay{Queue: sqsqueue.New(client, translationURL), Events: fanout(a, client, deliveryURL),
 		Parking: relaystore.New(a.DB, a.Table), Translations: translationstore.New(a.DB, a.Table)}
 }
