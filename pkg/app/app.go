@@ -22,6 +22,8 @@ import (
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
 // App holds what the handlers are built from.
@@ -43,6 +45,12 @@ type App struct {
 	// that function's policy. Nil in AWS, where each function is its own
 	// process with its own role.
 	Identity func(function string) aws.Config
+}
+
+// Authenticator is the workspace API's caller authentication on the app's
+// table: every workspace API function builds it.
+func (a *App) Authenticator() *workspaces.Authenticator {
+	return &workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)}
 }
 
 // For returns the App that function's handler is built on: a itself, or,

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"os"
 
-	"github.com/chatbridge/chat/pkg/dynamo"
-
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
@@ -13,14 +11,13 @@ import (
 	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
 	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
-	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
 // Log builds List<kind>DeliveriesFunction (kind: events.KindOutbound or
 // events.KindSupport).
 func Log(kind string) app.HTTPConstructor {
 	return func(a *app.App) (http.Handler, error) {
-		return DeliveriesHandler(&workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)}, kind, deliverystore.New(a.DB, a.Table), a.Cursor), nil
+		return DeliveriesHandler(a.Authenticator(), kind, deliverystore.New(a.DB, a.Table), a.Cursor), nil
 	}
 }
 
@@ -28,7 +25,7 @@ func Log(kind string) app.HTTPConstructor {
 func Redeliver(kind string) app.HTTPConstructor {
 	return func(a *app.App) (http.Handler, error) {
 		r := &delivery.Redeliverer{Store: deliverystore.New(a.DB, a.Table), Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), os.Getenv(awsenv.EnvDeliveryQueueURL)), Now: a.Now}
-		return RedeliverHandler(&workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)}, kind, r), nil
+		return RedeliverHandler(a.Authenticator(), kind, r), nil
 	}
 }
 

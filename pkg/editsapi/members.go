@@ -3,8 +3,6 @@ package editsapi
 import (
 	"net/http"
 
-	"github.com/chatbridge/chat/pkg/dynamo"
-
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/edits"
@@ -49,10 +47,10 @@ func DeleteChannelMessageHandler(auth httpapi.Authorizer, svc MessageEditor) htt
 
 // EditChannelMessage builds EditChannelMessageFunction.
 func EditChannelMessage(a *app.App) (http.Handler, error) {
-	return EditChannelMessageHandler(&workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)}, Editor(a)), nil
+	return EditChannelMessageHandler(a.Authenticator(), Editor(a)), nil
 }
 
 // DeleteChannelMessage builds DeleteChannelMessageFunction.
 func DeleteChannelMessage(a *app.App) (http.Handler, error) {
-	return DeleteChannelMessageHandler(&workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)}, Editor(a)), nil
+	return DeleteChannelMessageHandler(a.Authenticator(), Editor(a)), nil
 }

@@ -4,12 +4,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/chatbridge/chat/pkg/dynamo"
-
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/dynamo/inboundstore"
 	"github.com/chatbridge/chat/pkg/inbound"
-	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
 // Service is the inbound webhook decision service with its webhook
@@ -31,5 +28,5 @@ func Inbound(a *app.App) (http.Handler, error) {
 
 // RequestLog builds ListInboundRequestsFunction.
 func RequestLog(a *app.App) (http.Handler, error) {
-	return RequestLogHandler(&workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)}, inboundstore.New(a.DB, a.Table), a.Cursor), nil
+	return RequestLogHandler(a.Authenticator(), inboundstore.New(a.DB, a.Table), a.Cursor), nil
 }

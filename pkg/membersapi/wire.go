@@ -3,8 +3,6 @@ package membersapi
 import (
 	"net/http"
 
-	"github.com/chatbridge/chat/pkg/dynamo"
-
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/dynamo/memberstore"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
@@ -15,7 +13,7 @@ import (
 // service is the members' capability on the table, and its authenticator.
 func service(a *app.App) (*workspaces.Authenticator, *members.Service) {
 	st := memberstore.New(a.DB, a.Table)
-	return &workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)},
+	return a.Authenticator(),
 		&members.Service{Channels: st, Messages: roomstore.New(a.DB, a.Table), Posts: st, IDs: a.IDs, Now: a.Now}
 }
 

@@ -3,8 +3,6 @@ package roomsapi
 import (
 	"net/http"
 
-	"github.com/chatbridge/chat/pkg/dynamo"
-
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
 	"github.com/chatbridge/chat/pkg/rooms"
@@ -35,7 +33,7 @@ func PostGuestMessage(a *app.App) (http.Handler, error) {
 
 // manager is the workspace's room management, and its authenticator.
 func manager(a *app.App) (*workspaces.Authenticator, *rooms.Manager) {
-	return &workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)},
+	return a.Authenticator(),
 		&rooms.Manager{Store: roomstore.New(a.DB, a.Table), IDs: a.IDs, Now: a.Now}
 }
 

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/chatbridge/chat/pkg/dynamo"
-
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
@@ -87,5 +85,5 @@ func SupportWebhooks(a *app.App) (http.Handler, error) {
 
 // auth is the workspace authenticator on the API tokens.
 func auth(a *app.App) *workspaces.Authenticator {
-	return &workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)}
+	return a.Authenticator()
 }

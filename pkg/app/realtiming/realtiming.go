@@ -11,8 +11,6 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/chatbridge/chat/pkg/dynamo"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/apigatewaymanagementapi"
@@ -24,7 +22,6 @@ import (
 	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/chatbridge/chat/pkg/rooms"
-	"github.com/chatbridge/chat/pkg/workspaces"
 	"github.com/chatbridge/chat/pkg/wsapi"
 )
 
@@ -41,7 +38,7 @@ func Route(a *app.App, sender *apigwmanagement.Client) *wsapi.Route {
 	return &wsapi.Route{Sender: sender, Subscriber: &realtime.Subscriber{
 		Sessions:     rs,
 		Guests:       &rooms.GuestAuth{Sessions: rs, Now: a.Now},
-		Members:      &workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)},
+		Members:      a.Authenticator(),
 		Store:        st,
 		Probe:        sender.Alive,
 		Now:          a.Now,
