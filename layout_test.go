@@ -2,6 +2,7 @@ package chatbundle_test
 
 import (
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -58,5 +59,38 @@ func TestFunctionPackagesReport(t *testing.T) {
 	}
 	if n := len(deps["fallback"]); n == 0 || n > 6 {
 		t.Errorf("fallback links %d module packages, want 1 to 6: %v", n, deps["fallback"])
+	}
+}
+
+// TestNoFunctionLinksTheSDKLoader: a function's configuration is its
+// environment (awsenv.Load). The SDK's loader and the credential chain it
+// links (SSO, SSO OIDC, sign-in, STS, IMDS, the shared-file parser) cost a
+// quarter of a cold init in package initialisers for sources a Lambda
+// function never has (docs/performance.md); only chatctl may link them.
+func TestNoFunctionLinksTheSDKLoader(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "./functions/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	banned := []string{
+		"github.com/aws/aws-sdk-go-v2/config",
+		"github.com/aws/aws-sdk-go-v2/service/sso",
+		"github.com/aws/aws-sdk-go-v2/service/ssooidc",
+		"github.com/aws/aws-sdk-go-v2/service/sts",
+		"github.com/aws/aws-sdk-go-v2/service/signin",
+		"github.com/aws/aws-sdk-go-v2/feature/ec2/imds",
+		"github.com/aws/aws-sdk-go-v2/internal/ini",
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 40 {
+		t.Fatalf("go list named %d functions, want every one", len(lines))
+	}
+	for _, line := range lines {
+		f := strings.Fields(line)
+		for _, p := range f[1:] {
+			if slices.Contains(banned, p) {
+				t.Errorf("%s links %s", f[0], p)
+			}
+		}
 	}
 }

@@ -47,7 +47,7 @@ func runApply(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return fixtureError(name, err)
 	}
 	localEnv()
-	a, _, err := app.FromEnv(ctx)
+	a, _, err := app.FromEnvWith(ctx, adminAWS)
 	if err != nil {
 		return err
 	}

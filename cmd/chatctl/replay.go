@@ -43,7 +43,7 @@ func runReplayRelayFailures(ctx context.Context, args []string, stdout, stderr i
 	}
 	slog.SetDefault(slog.New(slog.NewJSONHandler(stderr, nil)))
 	localEnv()
-	a, _, err := app.FromEnv(ctx)
+	a, _, err := app.FromEnvWith(ctx, adminAWS)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -53,9 +54,6 @@ func localEnv() {
 	if os.Getenv(awsenv.EnvTable) == "" {
 		os.Setenv(awsenv.EnvTable, defaultTable)
 	}
-	if _, ok := os.LookupEnv(app.EnvOutboundAllowCIDRS); !ok {
-		os.Setenv(app.EnvOutboundAllowCIDRS, "127.0.0.0/8,::1/128") // contract section 11
-	}
 	if os.Getenv(awsenv.EnvCursorKey) == "" {
 		os.Setenv(awsenv.EnvCursorKey, localCursorKey)
 	}
@@ -67,9 +65,32 @@ func localEnv() {
 	if _, ok := os.LookupEnv(delivering.EnvOutboundAllowOnly); !ok {
 		os.Setenv(delivering.EnvOutboundAllowOnly, "true")
 	}
-	if os.Getenv(awsenv.EnvRegion) == "" && os.Getenv("AWS_DEFAULT_REGION") == "" {
+	// A local stack's region; against AWS, the profile's (adminAWS).
+	if os.Getenv(awsenv.EnvEndpoint) != "" && os.Getenv(awsenv.EnvRegion) == "" && os.Getenv(awsenv.EnvDefaultRegion) == "" {
 		os.Setenv(awsenv.EnvRegion, awsenv.DefaultRegion)
 	}
+}
+
+// adminAWS is the AWS configuration of chatctl's administrator commands
+// (apply, replay-relay-failures): against AWS, the SDK's own loader, which
+// reads profiles, SSO and the shared files as the AWS CLI does; against a
+// local stack (AWS_ENDPOINT_URL), a function's (awsenv.Load). Functions
+// never link the SDK's loader (docs/performance.md).
+func adminAWS(ctx context.Context) (aws.Config, error) {
+	if os.Getenv(awsenv.EnvEndpoint) != "" {
+		return awsenv.Load(ctx)
+	}
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("load AWS config: %w", err)
+	}
+	if cfg.Region == "" {
+		return aws.Config{}, errors.New("no AWS region: set AWS_REGION or a profile's region")
+	}
+	if err := awsenv.InstrumentXRay(&cfg); err != nil {
+		return aws.Config{}, err
+	}
+	return cfg, nil
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {

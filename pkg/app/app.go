@@ -77,14 +77,20 @@ func New(cfg aws.Config, table string) *App {
 	}
 }
 
-// FromEnv loads the AWS configuration and TABLE_NAME plus the variables in
-// extra; a missing one is an error naming it.
+// FromEnv loads the AWS configuration (awsenv.Load) and TABLE_NAME plus the
+// variables in extra; a missing one is an error naming it.
 func FromEnv(ctx context.Context, extra ...string) (*App, map[string]string, error) {
+	return FromEnvWith(ctx, awsenv.Load, extra...)
+}
+
+// FromEnvWith is FromEnv with the AWS configuration of load: chatctl's
+// administrator commands pass one that reads profiles and SSO.
+func FromEnvWith(ctx context.Context, load awsenv.Loader, extra ...string) (*App, map[string]string, error) {
 	env, err := awsenv.Require(append([]string{awsenv.EnvTable}, extra...)...)
 	if err != nil {
 		return nil, nil, err
 	}
-	cfg, err := awsenv.Load(ctx)
+	cfg, err := load(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/smithy-go/middleware"
 )
@@ -56,31 +55,6 @@ func Get(name, def string) string {
 		return v
 	}
 	return def
-}
-
-// Load returns the SDK configuration, traced to X-Ray when Lambda runs the
-// daemon (InstrumentXRay). The SDK itself honours
-// AWS_ENDPOINT_URL and AWS_REGION; when an endpoint override is set and no
-// credentials are configured (a local moto_server), it supplies static dummy
-// credentials and a default region, so local runs need no AWS account.
-func Load(ctx context.Context, opts ...func(*config.LoadOptions) error) (aws.Config, error) {
-	if os.Getenv(EnvEndpoint) != "" {
-		if os.Getenv(EnvRegion) == "" && os.Getenv("AWS_DEFAULT_REGION") == "" {
-			opts = append(opts, config.WithRegion(DefaultRegion))
-		}
-		if os.Getenv("AWS_ACCESS_KEY_ID") == "" && os.Getenv("AWS_PROFILE") == "" {
-			opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-		}
-	}
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
-	if err != nil {
-		return aws.Config{}, fmt.Errorf("awsenv: load AWS config: %w", err)
-	}
-	// With Lambda's active tracing, every SDK call becomes a subsegment.
-	if err := InstrumentXRay(&cfg); err != nil {
-		return aws.Config{}, fmt.Errorf("awsenv: X-Ray daemon: %w", err)
-	}
-	return cfg, nil
 }
 
 // Counter counts AWS operations made through a configuration, by
