@@ -25,8 +25,16 @@ var root = func() string {
 	return dir
 }()
 
-// minimalID names testdata/minimal among the host builds.
+// minimalID names testdata/minimal among the host builds: a bare
+// lambda.Start, the baseline of every cold init.
 const minimalID = "minimal"
+
+// floorID names testdata/dynamodb-floor: the minimal function plus a
+// DynamoDB client, the floor of a function with a table.
+const floorID = "dynamodb-floor"
+
+// baselineIDs are the host builds beside the functions, under testdata/.
+var baselineIDs = []string{floorID, minimalID}
 
 var (
 	mk   *makefile // ../Makefile
@@ -201,7 +209,7 @@ type build struct {
 // buildSet is a set of builds under way.
 type buildSet struct {
 	done   chan struct{}
-	builds map[string]*build // by function logical id, and minimalID
+	builds map[string]*build // by function logical id, and baselineIDs
 }
 
 // wait waits for every build.
@@ -248,13 +256,15 @@ func buildAll(mk *makefile, goos, goarch, dir string, minimal bool) *buildSet {
 		}})
 	}
 	if minimal {
-		jobs = append(jobs, job{minimalID, func(out string) *exec.Cmd {
-			args := append([]string{"build"}, mk.LambdaFlags...)
-			args = append(args, "-o", filepath.Join(out, "bootstrap"), "./e2e/testdata/minimal")
-			cmd := exec.Command(goTool, args...)
-			cmd.Env = append(os.Environ(), mk.envFor(goos, goarch)...)
-			return cmd
-		}})
+		for _, id := range baselineIDs {
+			jobs = append(jobs, job{id, func(out string) *exec.Cmd {
+				args := append([]string{"build"}, mk.LambdaFlags...)
+				args = append(args, "-o", filepath.Join(out, "bootstrap"), "./e2e/testdata/"+id)
+				cmd := exec.Command(goTool, args...)
+				cmd.Env = append(os.Environ(), mk.envFor(goos, goarch)...)
+				return cmd
+			}})
+		}
 	}
 	for _, j := range jobs {
 		s.builds[j.id] = &build{}

@@ -22,7 +22,8 @@ type coldStart struct {
 }
 
 // coldStarts lists every function with its configuration on st, then the
-// minimal aws-lambda-go binary, which needs none.
+// DynamoDB floor with the first function's, then the minimal aws-lambda-go
+// binary, which needs none.
 func coldStarts(tb testing.TB, st *stacktest.Stack) []coldStart {
 	tb.Helper()
 	tmpl := parseTemplate(tb)
@@ -30,7 +31,7 @@ func coldStarts(tb testing.TB, st *stacktest.Stack) []coldStart {
 	for _, fn := range mk.Functions {
 		out = append(out, coldStart{fn.ID, tmpl.functionEnv(tb, fn.ID, stackConfig{Stack: st, CursorKey: benchCursorKey})})
 	}
-	return append(out, coldStart{minimalID, map[string]string{"AWS_LAMBDA_FUNCTION_NAME": minimalID}})
+	return append(out, coldStart{floorID, out[0].env}, coldStart{minimalID, map[string]string{"AWS_LAMBDA_FUNCTION_NAME": minimalID}})
 }
 
 // initOnce starts bin, waits for its first poll and stops it.

@@ -3,8 +3,10 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -108,42 +110,77 @@ func RouteOf(function string) (Route, bool) {
 
 // Mux mounts handlers (keyed by function logical id) on their routes,
 // wrapped in the common middleware. Any other request gets a JSON 404, or a
-// JSON 405 with Allow when its path is a known route's.
+// JSON 405 with Allow when its path is a known route's (a GET route's path
+// answers HEAD with 405, as API Gateway does).
+//
+// Only the routes of handlers' functions are registered at once. The rest
+// of the table, which API Gateway never sends a Lambda function, is
+// registered on the first request that needs it: registering every route's
+// patterns cost each cold start about 0.4 ms, a quarter of what separated a
+// function from a bare aws-lambda-go binary (docs/performance.md). The
+// answers are the same either way (TestMuxAnswersAsTheWholeTable).
 func Mux(handlers map[string]http.Handler) http.Handler {
-	mux := http.NewServeMux()
 	allow := map[string][]string{}
 	for _, rt := range Routes {
 		allow[rt.Path] = append(allow[rt.Path], rt.Method)
-		if h, ok := handlers[rt.Function]; ok {
+	}
+	for _, methods := range allow {
+		sort.Strings(methods)
+	}
+	var (
+		once sync.Once
+		rest *http.ServeMux
+	)
+	others := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { rest = routeMux(nil, allow, nil) })
+		rest.ServeHTTP(w, r)
+	})
+	return Wrap(routeMux(handlers, allow, others))
+}
+
+// routeMux registers the routes of handlers' functions (with handlers nil,
+// every route, none with a handler): each route's handler, HEAD's 405 on a
+// GET route's path, and on each such path the 404 for another function's
+// method and the 405 for any other. Every other request goes to others,
+// or gets the JSON 404 when others is nil.
+func routeMux(handlers map[string]http.Handler, allow map[string][]string, others http.Handler) *http.ServeMux {
+	mux := http.NewServeMux()
+	paths := map[string]bool{}
+	for _, rt := range Routes {
+		h, ok := handlers[rt.Function]
+		if handlers != nil && !ok {
+			continue
+		}
+		if ok {
 			mux.Handle(rt.Method+" "+rt.Path, h)
 		}
-	}
-	// ServeMux lets a GET pattern answer HEAD; API Gateway's GET routes do
-	// not match HEAD, so the deployed API answers 405 for it. Do the same.
-	for _, rt := range Routes {
+		// ServeMux lets a GET pattern answer HEAD; API Gateway's GET routes do
+		// not match HEAD, so the deployed API answers 405 for it. Do the same.
 		if rt.Method == http.MethodGet {
 			mux.HandleFunc(http.MethodHead+" "+rt.Path, func(w http.ResponseWriter, r *http.Request) {
 				methodNotAllowed(w, r, allow[rt.Path])
 			})
 		}
+		paths[rt.Path] = true
 	}
-	for path, methods := range allow {
-		sort.Strings(methods)
+	for path := range paths {
+		methods := allow[path]
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-			for _, m := range methods {
-				if m == r.Method {
-					// A route of another function: this process does not serve it.
-					Error(w, r, chat.Errorf(chat.ENotFound, "The requested resource was not found."))
-					return
-				}
+			if slices.Contains(methods, r.Method) {
+				// A route of another function: this process does not serve it.
+				Error(w, r, chat.Errorf(chat.ENotFound, "The requested resource was not found."))
+				return
 			}
 			methodNotAllowed(w, r, methods)
 		})
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		Error(w, r, chat.Errorf(chat.ENotFound, "The requested resource was not found."))
-	})
-	return Wrap(mux)
+	if others == nil {
+		others = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			Error(w, r, chat.Errorf(chat.ENotFound, "The requested resource was not found."))
+		})
+	}
+	mux.Handle("/", others)
+	return mux
 }
 
 func methodNotAllowed(w http.ResponseWriter, r *http.Request, methods []string) {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -143,10 +144,15 @@ type Service struct {
 	Now   chat.Clock
 }
 
-var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+// uuidPattern is a UUID in canonical 8-4-4-4-12 form.
+// Compiled on first use: of the functions that link this package, only
+// the join validates a client id (see chat's tagChars).
+var uuidPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+})
 
 // ValidClientID reports whether s is a UUID in canonical 8-4-4-4-12 form.
-func ValidClientID(s string) bool { return uuidPattern.MatchString(s) }
+func ValidClientID(s string) bool { return uuidPattern().MatchString(s) }
 
 // NormalizeNickname trims s and reports the problem with it, if any.
 func NormalizeNickname(s string) (string, string) {
