@@ -70,7 +70,7 @@ FUNCTIONS := \
 # dir_of is the functions/ directory of LogicalId $(1), from FUNCTIONS.
 dir_of = $(patsubst $(1):%,%,$(filter $(1):%,$(FUNCTIONS)))
 
-.PHONY: build run test test-tools lint vet bench fuzz clean chatctl template
+.PHONY: build run test test-suite test-payload test-tools lint vet bench fuzz clean chatctl template
 
 # build-<LogicalId>: one pattern rule for every function. SAM's makefile
 # builder runs `make build-<LogicalId>` with ARTIFACTS_DIR set and reads no
@@ -110,8 +110,19 @@ lint: vet
 		if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	cfn-lint template.yaml
 
-test: test-tools lint
+# test runs lint, the suite under the race detector and the payload pass
+# side by side, each target's output kept together.
+test: test-tools
+	@$(MAKE) --no-print-directory -j3 --output-sync=target lint test-suite test-payload
+
+test-suite:
 	$(GO) test -race -count=1 ./...
+
+# test-payload runs the tests that move megabytes and exercise no
+# concurrency (they call racetest.Payload, and skip under -race) without
+# the race detector, which would multiply their cost three to five times.
+test-payload:
+	@args=$$(scripts/payload-tests); if [ -n "$$args" ]; then set -x; $(GO) test -count=1 $$args; fi
 
 # Benchmarks in benchstat's input format, then the table of bootstrap sizes
 # and cold inits beside a minimal aws-lambda-go binary.

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"fmt"
+	"github.com/chatbridge/chat/internal/racetest"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -438,6 +439,7 @@ func (w *memberWorld) serveCode(t *testing.T, method, path, body string, hdr map
 // tests use. Over HTTP only what fits 64 KiB can be sent (ASCII, '<'
 // unescaped); the others go through the edit service on the same store.
 func TestEditContentAtTheLimits(t *testing.T) {
+	racetest.Payload(t)
 	w := newMemberWorld(t)
 	ben := bearer(w.ben)
 	for _, char := range []string{"a", "<"} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/chatbridge/chat/internal/racetest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -125,6 +126,7 @@ func (w *world) seedMessage(t *testing.T, content string, at time.Time) string {
 // 64 KiB request body cannot carry 40,000 of them, while the content rule
 // (and so any other way into a channel) allows them.
 func TestGuestListOfLargestMessagesIsComplete(t *testing.T) {
+	racetest.Payload(t)
 	for _, tc := range []struct {
 		name    string
 		char    string
@@ -234,6 +236,7 @@ func TestGuestListShowsTheOriginalForATranslationTooLongForAPage(t *testing.T) {
 // 1 MB page holds about ten, the 1 MiB body one; every webhook is reached,
 // oldest first, each page within two AWS calls.
 func TestWebhookListOfLargeItemsIsComplete(t *testing.T) {
+	racetest.Payload(t)
 	w := newWorld(t, 600)
 	doc := &fixture.Document{Workspaces: []fixture.Workspace{w.ws}}
 	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

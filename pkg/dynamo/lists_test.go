@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"context"
 	"fmt"
+	"github.com/chatbridge/chat/internal/racetest"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 // Message is reached once, newest first, one Query a page; and the
 // position after any item resumes right after it.
 func TestListMessagesFollowsTheStoresPageBoundary(t *testing.T) {
+	racetest.Payload(t)
 	g := newGuestStack(t)
 	ctx := context.Background()
 	channel := g.ids.New(time.Now())

@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"context"
 	"fmt"
+	"github.com/chatbridge/chat/internal/racetest"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,7 @@ import (
 // emoji are two as well. Every translation is stored, the set names them
 // all, and the untranslated marker is gone.
 func TestSaveRevisionAtTheTransactionLimits(t *testing.T) {
+	racetest.Payload(t)
 	st := stacktest.New(t)
 	store := storetest.New(st.DB, st.Table)
 	ctx := context.Background()
