@@ -17,6 +17,7 @@ import (
 	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/dynamo/connstore"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
 	"github.com/chatbridge/chat/pkg/messageview"
@@ -52,16 +53,18 @@ func Route(a *app.App, sender *apigwmanagement.Client) *wsapi.Route {
 // backfillCursor makes a backfill's "next_cursor": the cursor of the
 // reader's own list (GuestMessagesHandler's scope for a guest,
 // ChannelMessagesHandler's for a member), positioned at the oldest message
-// the backfill sent; nil without a cursor key.
+// the backfill sent; nil without a cursor key (or with a malformed one,
+// which FromEnv refuses).
 func backfillCursor(a *app.App) func(realtime.Connection, string) string {
-	if a.Cursor == nil {
+	codec, err := cursor.Of(a.CursorKey)
+	if codec == nil || err != nil {
 		return nil
 	}
 	return func(c realtime.Connection, position string) string {
 		if c.Kind == realtime.KindGuest {
-			return a.Cursor.Encode("room-messages:"+c.RoomID, position)
+			return codec.Encode("room-messages:"+c.RoomID, position)
 		}
-		return a.Cursor.Encode("channel-messages:"+c.WorkspaceID+":"+c.ChannelID, position)
+		return codec.Encode("channel-messages:"+c.WorkspaceID+":"+c.ChannelID, position)
 	}
 }
 
@@ -118,6 +121,9 @@ func FromEnv(ctx context.Context) (*app.App, *apigwmanagement.Client, error) {
 	a, _, err := app.FromEnv(ctx, extra...)
 	if err != nil {
 		return nil, nil, err
+	}
+	if _, err := cursor.Of(a.CursorKey); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", awsenv.EnvCursorKey, err)
 	}
 	endpoint := os.Getenv(apigwmanagement.EnvEndpoint)
 	return a, apigwmanagement.New(apigatewaymanagementapi.NewFromConfig(a.AWS, func(o *apigatewaymanagementapi.Options) {
