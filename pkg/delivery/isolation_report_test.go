@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/delivery"
 	evs "github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/netguard"
-	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
 
 // TestIsolationReport measures how receivers that time out on every
@@ -172,7 +172,7 @@ func isolationRun(t *testing.T, timeoutPct int, layout isolationLayout) isolatio
 		from := fastQ
 		if layout.lanes {
 			// SlowAfter a tenth of the timeout, as 1 s is of AWS's 10 s.
-			d.Slow, d.LaneOf, d.Marker, d.SlowAfter = slowQ, sqsqueue.Lanes(fastURL, slowURL), st, timeout/10
+			d.Slow, d.LaneOf, d.Marker, d.SlowAfter = slowQ, delivering.Lanes(fastURL, slowURL), st, timeout/10
 			if i == instances-1 {
 				from = slowQ
 			}

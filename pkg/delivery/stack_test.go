@@ -26,6 +26,7 @@ import (
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/storetest"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/delivery"
 	evs "github.com/chatbridge/chat/pkg/events"
@@ -132,7 +133,7 @@ func newLanesEnv(t *testing.T, schedule []time.Duration) *env {
 	e := newEnv(t, schedule)
 	e.slowURL = e.st.Resources.Queues["SlowDeliveryQueue"]
 	e.d.Slow = sqsqueue.New(e.st.SQS, e.slowURL)
-	e.d.LaneOf = sqsqueue.Lanes(e.url, e.slowURL)
+	e.d.LaneOf = delivering.Lanes(e.url, e.slowURL)
 	return e
 }
 
