@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/delivery/attempt"
 	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
@@ -60,9 +61,9 @@ func Lanes(fastURL, slowURL string) func(eventSourceARN string) delivery.Lane {
 // Deliverer builds the delivery function's deliverer on the queue at
 // queueURL and its slow lane at slowURL ("" for none: one lane), from the
 // environment (DELIVERY_SCHEDULE, OUTBOUND_ALLOW_*).
-func Deliverer(a *app.App, queueURL, slowURL string) (*delivery.Deliverer, error) {
+func Deliverer(a *app.App, queueURL, slowURL string) (*attempt.Deliverer, error) {
 	st := deliverystore.New(a.DB, a.Table)
-	sched, err := delivery.ParseSchedule(os.Getenv(EnvDeliverySchedule))
+	sched, err := attempt.ParseSchedule(os.Getenv(EnvDeliverySchedule))
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +72,7 @@ func Deliverer(a *app.App, queueURL, slowURL string) (*delivery.Deliverer, error
 		return nil, err
 	}
 	q := sqs.NewFromConfig(a.AWS)
-	d := &delivery.Deliverer{Store: st, Queue: sqsqueue.New(q, queueURL), Client: g.Client(),
+	d := &attempt.Deliverer{Store: st, Queue: sqsqueue.New(q, queueURL), Client: g.Client(),
 		Schedule: sched, Now: a.Now, Rand: rand.Float64, Limiter: st, LaneOf: Lanes(queueURL, slowURL), Marker: st}
 	if slowURL != "" {
 		d.Slow = sqsqueue.New(q, slowURL)
