@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/internal/storetest"
-	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/wsapi"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
 	cdplog "github.com/chromedp/cdproto/log"
@@ -329,7 +329,7 @@ func TestGuestPageInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sender := apigwmanagement.NewFromConfig(s.a.AWS, s.rt.ManagementURL)
+	sender := wsapi.NewClientFromConfig(s.a.AWS, s.rt.ManagementURL)
 	for _, c := range conns {
 		if c.Name == "Marta" {
 			if err := sender.Close(context.Background(), c.ID); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/delivery/attempt"
 	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/signature"
@@ -95,9 +96,9 @@ func TestListenVerifiesRealDeliveries(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	allow, _ := netguard.ParseCIDRs("127.0.0.1/32")
-	d := &delivery.Deliverer{Store: &fakeStore{w: delivery.Webhook{ID: "W", Kind: events.KindOutbound, URL: srv.URL, Active: true,
+	d := &attempt.Deliverer{Store: &fakeStore{w: delivery.Webhook{ID: "W", Kind: events.KindOutbound, URL: srv.URL, Active: true,
 		Secrets: [][]byte{[]byte("whsig_current"), []byte("whsig_previous")}}},
-		Client: (&netguard.Guard{Allow: allow, AllowOnly: true}).Client(), Schedule: delivery.DefaultSchedule}
+		Client: (&netguard.Guard{Allow: allow, AllowOnly: true}).Client(), Schedule: attempt.DefaultSchedule}
 	ev := events.Event{ID: "E", Type: events.RoomClosed, WorkspaceID: "WS", CreatedAt: time.Now(), Data: events.Room{Name: "<x> \u2028 😀"}}
 	body, _ := events.Encode(ev)
 	res, err := d.Handle(context.Background(), delivery.Message{Delivery: events.Delivery{ID: "D", WebhookID: "W", Kind: events.KindOutbound,

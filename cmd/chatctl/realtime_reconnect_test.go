@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/internal/storetest"
-	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/realtime"
+	"github.com/chatbridge/chat/pkg/wsapi"
 	"github.com/coder/websocket"
 )
 
@@ -195,7 +195,7 @@ func (r racingBackfill) Backfill(ctx context.Context, channelID, since string, m
 func TestReconnectBackfillRace(t *testing.T) {
 	s := startRealtimeServer(t)
 	ids := chat.NewIDs()
-	route := realtiming.Route(s.a, apigwmanagement.NewFromConfig(s.a.AWS, s.rt.ManagementURL))
+	route := realtiming.Route(s.a, wsapi.NewClientFromConfig(s.a.AWS, s.rt.ManagementURL))
 	sub := route.Subscriber.(*realtime.Subscriber)
 	var before, after string
 	pushedWhileReading := make(chan bool, 1)

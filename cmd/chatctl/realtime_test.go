@@ -18,7 +18,6 @@ import (
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/coder/websocket"
@@ -48,10 +47,7 @@ func startRealtimeServer(t *testing.T) *realtimeServer {
 	t.Helper()
 	st, _ := wiringtest.Demo(t)
 	a := app.New(st.AWS, st.Table)
-	var err error
-	if a.Cursor, err = cursor.New([]byte("realtime-test-cursor-key-0123456789")); err != nil {
-		t.Fatal(err)
-	}
+	a.CursorKey = []byte("realtime-test-cursor-key-0123456789")
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	st.AsApp(a) // each function signs as itself, as under chatctl serve

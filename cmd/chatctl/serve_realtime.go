@@ -17,10 +17,10 @@ import (
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/internal/wsgateway"
-	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/realtime"
+	"github.com/chatbridge/chat/pkg/wsapi"
 )
 
 // realtimePath is where chatctl serve serves the WebSocket API, on the
@@ -65,7 +65,7 @@ func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, str
 		_ = rt.srv.Close()
 	}()
 	route, pushFn := a.For("RealtimeFunction"), a.For("RealtimePushFunction")
-	rt.Gateway.Routes = map[string]wsgateway.Handler{"$default": realtiming.Route(route, apigwmanagement.NewFromConfig(route.AWS, rt.ManagementURL)).Handle}
+	rt.Gateway.Routes = map[string]wsgateway.Handler{"$default": realtiming.Route(route, wsapi.NewClientFromConfig(route.AWS, rt.ManagementURL)).Handle}
 	// The push runs as Lambda runs it: its template's stream mapping
 	// (LATEST, batch size, filters, retries) and Timeout. The stream is
 	// polled every 100 ms (Lambda: every 250 ms) for a snappier page.
@@ -73,7 +73,7 @@ func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, str
 	if err != nil {
 		return nil, err
 	}
-	push := realtiming.Push(pushFn, apigwmanagement.NewFromConfig(pushFn.AWS, rt.ManagementURL)).HandleStream
+	push := realtiming.Push(pushFn, wsapi.NewClientFromConfig(pushFn.AWS, rt.ManagementURL)).HandleStream
 	if pushed != nil {
 		push = tellPushed(push, pushed)
 	}

@@ -7,11 +7,10 @@ package main
 import (
 	"context"
 
-	"github.com/chatbridge/chat/pkg/app/delivering"
-
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/queueapi"
 )
 
 const function = "DeliverWebhooksFunction"
@@ -23,7 +22,7 @@ func main() {
 }
 
 // handler builds the deliverer from the environment.
-func handler(ctx context.Context) (queueapi.SQSHandler, error) {
+func handler(ctx context.Context) (func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), error) {
 	a, env, err := app.FromEnv(ctx, awsenv.EnvDeliveryQueueURL, awsenv.EnvSlowDeliveryQueueURL)
 	if err != nil {
 		return nil, err

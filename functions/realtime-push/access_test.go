@@ -15,7 +15,6 @@ import (
 	"github.com/chatbridge/chat/internal/handlers"
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
-	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"github.com/chatbridge/chat/pkg/chat"
@@ -23,6 +22,7 @@ import (
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/wsapi"
 )
 
 // Demo fixture ids (fixtures/demo.json).
@@ -78,7 +78,7 @@ func TestAccessEndsBeforeTheNextPush(t *testing.T) {
 	}
 	api := httptest.NewServer(httpapi.Mux(handlers))
 	defer api.Close()
-	push := realtiming.Push(a, apigwmanagement.NewFromConfig(st.AWS, mgmt.URL+"/live")).Pusher
+	push := realtiming.Push(a, wsapi.NewClientFromConfig(st.AWS, mgmt.URL+"/live")).Pusher
 	ctx := context.Background()
 
 	join := func(clientID string) (guestID, token string) {

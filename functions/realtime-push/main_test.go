@@ -17,10 +17,10 @@ import (
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
-	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/realtime"
+	"github.com/chatbridge/chat/pkg/wsapi"
 )
 
 func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
@@ -47,7 +47,7 @@ func TestSampleEvent(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer mgmt.Close()
-	t.Setenv(apigwmanagement.EnvEndpoint, mgmt.URL+"/live")
+	t.Setenv(wsapi.EnvManagementEndpoint, mgmt.URL+"/live")
 	a, sender, err := realtiming.FromEnv(context.Background())
 	if err != nil {
 		t.Fatalf("handler: %v", err)
@@ -94,7 +94,7 @@ func TestFanOutCallBudget(t *testing.T) {
 	defer mgmt.Close()
 	// Built on the stack's configuration, whose calls are counted.
 	a := app.New(st.AWS, st.Table)
-	sender := apigwmanagement.NewFromConfig(st.AWS, mgmt.URL+"/live")
+	sender := wsapi.NewClientFromConfig(st.AWS, mgmt.URL+"/live")
 	ctx := context.Background()
 	const channel, message = "01JD9N0Z50BAKDWE0FBRMSFD5P", "01JDA0000000000000000000MS"
 	langs := []string{"en-US", "es-ES", "fr-FR", "de-DE", "ja-JP"}

@@ -17,7 +17,7 @@ import (
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
-	"github.com/chatbridge/chat/pkg/apigwmanagement"
+	"github.com/chatbridge/chat/pkg/wsapi"
 )
 
 func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
@@ -36,7 +36,7 @@ func TestSampleEvent(t *testing.T) {
 		mu.Unlock()
 	}))
 	defer mgmt.Close()
-	t.Setenv(apigwmanagement.EnvEndpoint, mgmt.URL+"/live")
+	t.Setenv(wsapi.EnvManagementEndpoint, mgmt.URL+"/live")
 	room := d.Workspaces[0].TemporaryRooms[0]
 	_, joined := wiringtest.Join(t, st, room.RoomID, "es-ES")
 	a, sender, err := realtiming.FromEnv(context.Background())

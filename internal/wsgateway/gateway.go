@@ -4,7 +4,7 @@
 // (events.APIGatewayWebsocketProxyRequest: CONNECT, MESSAGE, DISCONNECT,
 // with the route key chosen by "$request.body.action"), and serves the
 // Management API's @connections REST paths, so the real SDK client
-// (pkg/apigwmanagement) sends to and closes its connections. Handlers
+// (pkg/wsapi's Client) sends to and closes its connections. Handlers
 // cannot tell it from API Gateway.
 //
 // It enforces API Gateway's message size (128 KB, both ways: a larger post

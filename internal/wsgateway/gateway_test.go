@@ -14,15 +14,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/apigatewaymanagementapi/types"
 	"github.com/chatbridge/chat/internal/wsgateway"
-	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/realtime"
+	"github.com/chatbridge/chat/pkg/wsapi"
 	"github.com/coder/websocket"
 )
 
 type rig struct {
 	g      *wsgateway.Gateway
 	ws     *httptest.Server
-	client *apigwmanagement.Client
+	client *wsapi.Client
 	mu     sync.Mutex
 	events []events.APIGatewayWebsocketProxyRequest
 }
@@ -48,7 +48,7 @@ func newRig(t *testing.T, subscribeWithin time.Duration) *rig {
 	mgmt := httptest.NewServer(r.g.Management())
 	t.Cleanup(r.ws.Close)
 	t.Cleanup(mgmt.Close)
-	r.client = apigwmanagement.NewFromConfig(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}, mgmt.URL+"/local")
+	r.client = wsapi.NewClientFromConfig(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}, mgmt.URL+"/local")
 	return r
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/chatbridge/chat/internal/wsgateway"
-	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/wsapi"
 	"github.com/coder/websocket"
 )
@@ -26,7 +25,7 @@ func TestOversizedMessageAnswered(t *testing.T) {
 	g := &wsgateway.Gateway{}
 	mgmt := httptest.NewServer(g.Management())
 	t.Cleanup(mgmt.Close)
-	client := apigwmanagement.NewFromConfig(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}, mgmt.URL+"/local")
+	client := wsapi.NewClientFromConfig(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}, mgmt.URL+"/local")
 	g.Routes = map[string]wsgateway.Handler{"$default": (&wsapi.Route{Sender: client}).Handle}
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)

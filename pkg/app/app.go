@@ -21,7 +21,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -35,8 +34,10 @@ type App struct {
 	Table string
 	IDs   *chat.IDs
 	Now   chat.Clock
-	// Cursor signs list cursors; nil unless CURSOR_KEY is set.
-	Cursor *cursor.Codec
+	// CursorKey is the key list cursors are signed with (CURSOR_KEY), nil
+	// when unset. The functions that page build their codec on it
+	// (cursor.Of): the others do not link package cursor.
+	CursorKey []byte
 	// Metrics records CloudWatch metrics (EMF on stdout); nil records none.
 	Metrics awsenv.MetricRecorder
 	// Identity, when set, gives the configuration function's calls are
@@ -96,9 +97,7 @@ func FromEnvWith(ctx context.Context, load awsenv.Loader, extra ...string) (*App
 	}
 	a := New(cfg, env[awsenv.EnvTable])
 	if key := awsenv.Get(awsenv.EnvCursorKey, ""); key != "" {
-		if a.Cursor, err = cursor.New([]byte(key)); err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", awsenv.EnvCursorKey, err)
-		}
+		a.CursorKey = []byte(key)
 	}
 	return a, env, nil
 }

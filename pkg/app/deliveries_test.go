@@ -27,7 +27,6 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
@@ -50,7 +49,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := app.New(st.AWS, st.Table)
-	a.Cursor, _ = cursor.New([]byte("test-cursor-key-0123456789abcdef"))
+	a.CursorKey = []byte("test-cursor-key-0123456789abcdef")
 	if err := storetest.New(a.DB, a.Table).Fixture.Apply(context.Background(), doc, now); err != nil {
 		t.Fatal(err)
 	}

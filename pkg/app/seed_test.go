@@ -17,7 +17,6 @@ import (
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
 )
@@ -61,7 +60,7 @@ func newWorld(t *testing.T, quota int) *world {
 		t.Fatalf("complete fixture: %v", err)
 	}
 	a := app.New(st.AWS, st.Table)
-	a.Cursor, _ = cursor.New([]byte("test-cursor-key-0123456789abcdef"))
+	a.CursorKey = []byte("test-cursor-key-0123456789abcdef")
 	if err := storetest.New(a.DB, a.Table).Fixture.Apply(context.Background(), doc, now); err != nil {
 		t.Fatalf("apply fixture: %v", err)
 	}

@@ -306,6 +306,11 @@ type AuditEvent struct {
 // AuditRetention is how long audit events are kept (contract section 10).
 const AuditRetention = 365 * 24 * time.Hour
 
+// DeliveryRetention is how long the delivery log and the events it can
+// redeliver are kept: the delivery store writes the one, the relay's event
+// store the other.
+const DeliveryRetention = 30 * 24 * time.Hour
+
 // Prefixes of generated credentials, so that a leaked one is recognisable in
 // a secret scanner.
 const (

@@ -46,6 +46,16 @@ func New(key []byte) (*Codec, error) {
 	return &Codec{key: append([]byte(nil), key...)}, nil
 }
 
+// Of returns the Codec keyed by key, or nil when key is empty (no cursor
+// key is configured: the lists then answer their first page only). Its
+// error is New's.
+func Of(key []byte) (*Codec, error) {
+	if len(key) == 0 {
+		return nil, nil
+	}
+	return New(key)
+}
+
 // Encode returns the cursor for position in scope: URL-safe base64 without
 // padding of version | position | MAC(version, scope, position). Decode
 // rejects the cursor of a position that is not valid UTF-8 or is longer

@@ -246,3 +246,24 @@ func BenchmarkDecodeGarbage(b *testing.B) {
 		}
 	}
 }
+
+// TestOf: no key is no codec (and no error), a short key is New's error,
+// and a codec built by Of reads the cursors of one built by New on the
+// same key.
+func TestOf(t *testing.T) {
+	if c, err := cursor.Of(nil); c != nil || err != nil {
+		t.Fatalf("Of(nil) = %v, %v; want nil, nil", c, err)
+	}
+	if _, err := cursor.Of([]byte("short")); err == nil {
+		t.Fatal("Of accepted a key shorter than MinKeyLen")
+	}
+	key := []byte("of-test-cursor-key-0123456789")
+	a, err := cursor.Of(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := cursor.New(key)
+	if pos, err := b.Decode("s", a.Encode("s", "p")); err != nil || pos != "p" {
+		t.Fatalf("Decode = %q, %v; want p", pos, err)
+	}
+}

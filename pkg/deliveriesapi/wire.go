@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
 	"github.com/chatbridge/chat/pkg/events"
@@ -17,7 +18,11 @@ import (
 // events.KindSupport).
 func Log(kind string) app.HTTPConstructor {
 	return func(a *app.App) (http.Handler, error) {
-		return DeliveriesHandler(a.Authenticator(), kind, deliverystore.New(a.DB, a.Table), a.Cursor), nil
+		codec, err := cursor.Of(a.CursorKey)
+		if err != nil {
+			return nil, err
+		}
+		return DeliveriesHandler(a.Authenticator(), kind, deliverystore.New(a.DB, a.Table), codec), nil
 	}
 }
 

@@ -21,7 +21,3 @@ type Record struct {
 	DurationMS     int64
 	CreatedAt      time.Time
 }
-
-// Retention is how long the delivery log and the events it can redeliver
-// are kept.
-const Retention = 30 * 24 * time.Hour

@@ -117,7 +117,7 @@ func errText(err error) string {
 }
 
 // RecoverWindow reads a recovery's body: since (required) and until
-// (optional, default now), RFC 3339, since within Retention before now and
+// (optional, default now), RFC 3339, since within chat.DeliveryRetention before now and
 // before until; an until in the future is now. Errors: EValidation on the
 // field at fault.
 func RecoverWindow(obj jsonbody.Object, now time.Time) (since, until time.Time, err error) {
@@ -130,7 +130,7 @@ func RecoverWindow(obj jsonbody.Object, now time.Time) (since, until time.Time, 
 	default:
 		if since, err = time.Parse(time.RFC3339, s); err != nil {
 			v.Add("since", "The since field must be an RFC 3339 time.")
-		} else if since.Before(now.Add(-Retention)) {
+		} else if since.Before(now.Add(-chat.DeliveryRetention)) {
 			v.Add("since", "The since field must be within the last 30 days (the delivery log's retention).")
 		}
 	}

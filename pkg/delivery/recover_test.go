@@ -20,7 +20,7 @@ func TestRecoverWindow(t *testing.T) {
 		{`{"since":"2026-11-25T10:00:00Z","until":"2026-11-25T11:00:00Z"}`, "", now.Add(-2 * time.Hour), now.Add(-time.Hour)},
 		{`{"since":"2026-11-25T10:00:00Z","until":"2027-01-01T00:00:00Z"}`, "", now.Add(-2 * time.Hour), now},
 		{`{"since":"2026-11-25T10:00:00Z","until":null}`, "", now.Add(-2 * time.Hour), now},
-		{`{"since":"2026-10-26T12:00:00Z"}`, "", now.Add(-delivery.Retention), now},
+		{`{"since":"2026-10-26T12:00:00Z"}`, "", now.Add(-chat.DeliveryRetention), now},
 		{`{}`, "since", time.Time{}, time.Time{}},
 		{`{"since":null}`, "since", time.Time{}, time.Time{}},
 		{`{"since":5}`, "since", time.Time{}, time.Time{}},

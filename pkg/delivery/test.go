@@ -1,48 +1,10 @@
 package delivery
 
-import (
-	"context"
-	"time"
-
-	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/events"
-)
+import "context"
 
 // TestLog records a test delivery in the delivery log.
 type TestLog interface {
 	// PutTestDelivery writes a's delivery record as the attempt left it,
 	// with one write. Errors: EUnavailable.
 	PutTestDelivery(ctx context.Context, a Attempt) error
-}
-
-// Tester sends a webhook.test event to a webhook, once (contract section
-// 14): the same signing, headers and network guard as every attempt, no
-// retry, no effect on the webhook's failure streak.
-type Tester struct {
-	// Deliverer makes the attempt: its Client (the guarded one) and Now.
-	Deliverer *Deliverer
-	Log       TestLog
-	IDs       interface{ New(time.Time) string }
-}
-
-// Test posts a webhook.test event to w now and returns the attempt, once
-// its record is in the delivery log. A failed receiver is a result, not an
-// error. Errors: EInternal (the envelope); EUnavailable when the record
-// could not be written (the receiver may have had the event).
-func (t *Tester) Test(ctx context.Context, w Webhook) (Attempt, error) {
-	now := t.Deliverer.now()
-	ev := events.Event{ID: t.IDs.New(now), Type: events.WebhookTest, WorkspaceID: w.WorkspaceID, CreatedAt: now,
-		Data: events.WebhookRef{WebhookID: w.ID}}
-	body, err := events.Encode(ev)
-	if err != nil {
-		return Attempt{}, chat.Internal(err)
-	}
-	del := events.Delivery{ID: events.DeliveryID(ev, w.ID), WebhookID: w.ID, Kind: w.Kind, WorkspaceID: w.WorkspaceID,
-		WebhookKey: w.Key, EventID: ev.ID, EventType: ev.Type, Body: body}
-	a := t.Deliverer.attempt(ctx, w, del, 1).Attempt
-	a.Delivery.Body = nil
-	if err := t.Log.PutTestDelivery(ctx, a); err != nil {
-		return Attempt{}, err
-	}
-	return a, nil
 }

@@ -7,6 +7,7 @@ package editsapi
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -46,7 +47,16 @@ func Edit(w http.ResponseWriter, r *http.Request, svc MessageEditor, actor edits
 		httpapi.Error(w, r, err)
 		return
 	}
-	messageview.WriteEdited(w, view)
+	WriteEdited(w, view)
+}
+
+// WriteEdited answers an edit: 200 with v, its revision as the ETag.
+func WriteEdited(w http.ResponseWriter, v rooms.MessageView) {
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("ETag", `"`+strconv.Itoa(v.Message.Rev())+`"`)
+	httpapi.JSON(w, http.StatusOK, struct {
+		Data messageview.View `json:"data"`
+	}{messageview.Of(v)})
 }
 
 // Delete deletes message {message_id} of channel as actor and answers 204.

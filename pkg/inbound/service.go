@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/chatbridge/chat/pkg/idempotency"
 	"log/slog"
 	"time"
 	"unicode/utf8"
@@ -22,7 +21,7 @@ const (
 	MaxBodyBytes      = 64 << 10
 	QuotaWindow       = 60 * time.Second
 	IdempotencyTTL    = 24 * time.Hour
-	MaxIdempotencyKey = idempotency.MaxKeyLen
+	MaxIdempotencyKey = chat.MaxIdempotencyKeyLen
 	// maxUserAgent bounds what the request log keeps of a User-Agent.
 	maxUserAgent = 512
 )
@@ -188,9 +187,9 @@ func (d *decision) judge(ctx context.Context, now time.Time) Result {
 	if !ok {
 		return res
 	}
-	if sig != nil && d.req.HasKey && idempotency.ValidKey(d.req.IdempotencyKey) {
+	if sig != nil && d.req.HasKey && chat.ValidIdempotencyKey(d.req.IdempotencyKey) {
 		// A resend with the same key is a retry, not a replay (step 4).
-		sig.KeyHash = idempotency.HashKey(d.req.IdempotencyKey)
+		sig.KeyHash = chat.HashIdempotencyKey(d.req.IdempotencyKey)
 	}
 	// Step 5: body. A signature is judged (step 4) before the body, but
 	// whether it was used needs the store: the log write checks it.
@@ -208,7 +207,7 @@ func (d *decision) judge(ctx context.Context, now time.Time) Result {
 	// request never reaches the idempotency lookup and posts nothing, so
 	// its signature is only checked. Past it, a signature counts as
 	// accepted and is recorded, whatever the answer.
-	if d.req.HasKey && !idempotency.ValidKey(d.req.IdempotencyKey) {
+	if d.req.HasKey && !chat.ValidIdempotencyKey(d.req.IdempotencyKey) {
 		return d.refuse(ctx, chat.Errorf(chat.EInvalidIdempotencyKey, "The Idempotency-Key header must be 1 to 255 printable ASCII characters."), checkOnly(sig))
 	}
 	return d.accept(ctx, p, sig, now)
@@ -312,10 +311,10 @@ func (d *decision) accept(ctx context.Context, p post, sig *SignatureUse, now ti
 		Status: chat.MessageQueued, CreatedAt: now,
 	}
 	body := AcceptedBody(msg)
-	fp := idempotency.Fingerprint(p.channelID, p.content, p.skip)
+	fp := chat.IdempotencyFingerprint(p.channelID, p.content, p.skip)
 	var key *KeyUse
 	if d.req.HasKey {
-		key = &KeyUse{WebhookID: wh.ID, Key: d.req.IdempotencyKey, KeyHash: idempotency.HashKey(d.req.IdempotencyKey),
+		key = &KeyUse{WebhookID: wh.ID, Key: d.req.IdempotencyKey, KeyHash: chat.HashIdempotencyKey(d.req.IdempotencyKey),
 			Fingerprint: fp, ExpiresAt: now.Add(IdempotencyTTL)}
 	}
 	d.log.Status, d.log.Outcome, d.log.MessageID = 202, chat.OutcomeAccepted, msg.ID
@@ -460,7 +459,7 @@ func AcceptedBody(m chat.Message) []byte {
 // and skip_translation (contract section 4, step 6).
 // printableKey is the key as the log keeps it: only a valid one.
 func printableKey(req Request) string {
-	if req.HasKey && idempotency.ValidKey(req.IdempotencyKey) {
+	if req.HasKey && chat.ValidIdempotencyKey(req.IdempotencyKey) {
 		return req.IdempotencyKey
 	}
 	return ""

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/dynamo/inboundstore"
 	"github.com/chatbridge/chat/pkg/inbound"
 )
@@ -28,5 +29,9 @@ func Inbound(a *app.App) (http.Handler, error) {
 
 // RequestLog builds ListInboundRequestsFunction.
 func RequestLog(a *app.App) (http.Handler, error) {
-	return RequestLogHandler(a.Authenticator(), inboundstore.New(a.DB, a.Table), a.Cursor), nil
+	codec, err := cursor.Of(a.CursorKey)
+	if err != nil {
+		return nil, err
+	}
+	return RequestLogHandler(a.Authenticator(), inboundstore.New(a.DB, a.Table), codec), nil
 }

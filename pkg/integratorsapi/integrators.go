@@ -16,7 +16,7 @@ import (
 )
 
 // WebhookTester sends a webhook.test event to a webhook now, once
-// (delivery.Tester through the app's conversion of the webhook).
+// (attempt.Tester through the app's conversion of the webhook).
 type WebhookTester interface {
 	Test(ctx context.Context, w webhooks.Webhook) (delivery.Attempt, error)
 }

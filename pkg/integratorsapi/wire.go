@@ -11,6 +11,7 @@ import (
 	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/delivery/attempt"
 	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
 	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
@@ -18,11 +19,11 @@ import (
 	"github.com/chatbridge/chat/pkg/webhooksapi"
 )
 
-// tester adapts delivery.Tester to a managed webhook: its settings as
+// tester adapts attempt.Tester to a managed webhook: its settings as
 // management read them, its secrets as the delivery function would use
 // them (the previous one until it expires).
 type tester struct {
-	t   *delivery.Tester
+	t   *attempt.Tester
 	now func() time.Time
 }
 
@@ -47,9 +48,9 @@ func Test(kind webhooks.Kind) app.HTTPConstructor {
 		if err != nil {
 			return nil, err
 		}
-		d := &delivery.Deliverer{Client: g.Client(), Now: a.Now}
+		d := &attempt.Deliverer{Client: g.Client(), Now: a.Now}
 		log := deliverystore.New(a.DB, a.Table)
-		return TestWebhookHandler(kind, m, tester{t: &delivery.Tester{Deliverer: d, Log: log, IDs: a.IDs}, now: a.Now}), nil
+		return TestWebhookHandler(kind, m, tester{t: &attempt.Tester{Deliverer: d, Log: log, IDs: a.IDs}, now: a.Now}), nil
 	}
 }
 

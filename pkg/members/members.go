@@ -2,7 +2,6 @@ package members
 
 import (
 	"context"
-	"github.com/chatbridge/chat/pkg/idempotency"
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -14,7 +13,7 @@ import (
 // Bounds of the Idempotency-Key (contract section 4, step 6).
 const (
 	IdempotencyTTL    = 24 * time.Hour
-	MaxIdempotencyKey = idempotency.MaxKeyLen
+	MaxIdempotencyKey = chat.MaxIdempotencyKeyLen
 )
 
 // Channel is a channel as its members list it.
@@ -113,7 +112,7 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 	if problem := messages.CheckContent(post.Content); problem != "" {
 		return Posted{}, chat.FieldError("content", problem)
 	}
-	if post.HasKey && !idempotency.ValidKey(post.Key) {
+	if post.HasKey && !chat.ValidIdempotencyKey(post.Key) {
 		return Posted{}, chat.Errorf(chat.EInvalidIdempotencyKey, "The Idempotency-Key header must be 1 to 255 printable ASCII characters.")
 	}
 	now := s.Now().UTC()
@@ -132,7 +131,7 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 	}
 	var key *KeyRecord
 	if post.HasKey {
-		key = &KeyRecord{UserID: p.UserID, KeyHash: idempotency.HashKey(post.Key), Fingerprint: Fingerprint(post),
+		key = &KeyRecord{UserID: p.UserID, KeyHash: chat.HashIdempotencyKey(post.Key), Fingerprint: Fingerprint(post),
 			ExpiresAt: now.Add(IdempotencyTTL), Message: m}
 	}
 	held, err := s.Posts.PostMemberMessage(ctx, m, key, now)
@@ -151,5 +150,5 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 // Fingerprint identifies "the same request" for a key: channel, content
 // and skip_translation (contract section 9).
 func Fingerprint(p Post) string {
-	return idempotency.Fingerprint(p.ChannelID, p.Content, p.SkipTranslation)
+	return chat.IdempotencyFingerprint(p.ChannelID, p.Content, p.SkipTranslation)
 }

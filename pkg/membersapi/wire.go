@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/dynamo/memberstore"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
 	"github.com/chatbridge/chat/pkg/members"
@@ -19,14 +20,22 @@ func service(a *app.App) (*workspaces.Authenticator, *members.Service) {
 
 // Channels builds ListChannelsFunction.
 func Channels(a *app.App) (http.Handler, error) {
+	codec, err := cursor.Of(a.CursorKey)
+	if err != nil {
+		return nil, err
+	}
 	auth, svc := service(a)
-	return ChannelsHandler(auth, svc, a.Cursor), nil
+	return ChannelsHandler(auth, svc, codec), nil
 }
 
 // ChannelMessages builds ListChannelMessagesFunction.
 func ChannelMessages(a *app.App) (http.Handler, error) {
+	codec, err := cursor.Of(a.CursorKey)
+	if err != nil {
+		return nil, err
+	}
 	auth, svc := service(a)
-	return ChannelMessagesHandler(auth, svc, a.Cursor), nil
+	return ChannelMessagesHandler(auth, svc, codec), nil
 }
 
 // PostChannelMessage builds PostChannelMessageFunction.

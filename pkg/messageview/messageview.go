@@ -5,14 +5,18 @@ package messageview
 
 import (
 	"encoding/json"
-	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
+
+// MaxBytes is the longest view Encode returns: httpapi.MaxItemBytes, the
+// longest item a list page holds alone (1 MiB less the list's frame with
+// the longest cursor). It is written out here, and a test holds the two
+// equal, so that the realtime functions, which push views, do not link
+// the HTTP layer.
+const MaxBytes = 1<<20 - 2097
 
 // messageAuthorView is a message's author. id and avatar_url are null when
 // the author has none (a guest has no avatar), never "".
@@ -47,7 +51,7 @@ func Of(v rooms.MessageView) View {
 		ID:        m.ID,
 		ChannelID: m.ChannelID,
 		Author: messageAuthorView{
-			Type: m.Author.Type, ID: httpapi.Nullable(m.Author.ID), Name: m.Author.Name, AvatarURL: httpapi.Nullable(m.Author.AvatarURL),
+			Type: m.Author.Type, ID: nullable(m.Author.ID), Name: m.Author.Name, AvatarURL: nullable(m.Author.AvatarURL),
 		},
 		Content:          v.Content,
 		Language:         v.Language,
@@ -75,9 +79,17 @@ type Tombstone struct {
 func TombstoneOf(m chat.Message) Tombstone {
 	return Tombstone{
 		ID: m.ID, ChannelID: m.ChannelID,
-		Author:  messageAuthorView{Type: m.Author.Type, ID: httpapi.Nullable(m.Author.ID), Name: m.Author.Name, AvatarURL: httpapi.Nullable(m.Author.AvatarURL)},
+		Author:  messageAuthorView{Type: m.Author.Type, ID: nullable(m.Author.ID), Name: m.Author.Name, AvatarURL: nullable(m.Author.AvatarURL)},
 		Deleted: true, DeletedAt: chat.FormatTime(m.DeletedAt), CreatedAt: chat.FormatTime(m.CreatedAt),
 	}
+}
+
+// nullable is s, nil for "" (JSON null; httpapi.Nullable).
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // nullableTime is t in the API's format, nil for the zero time.
@@ -89,17 +101,8 @@ func nullableTime(t time.Time) *string {
 	return &s
 }
 
-// WriteEdited answers an edit: 200 with v, its revision as the ETag.
-func WriteEdited(w http.ResponseWriter, v rooms.MessageView) {
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("ETag", `"`+strconv.Itoa(v.Message.Rev())+`"`)
-	httpapi.JSON(w, http.StatusOK, struct {
-		Data View `json:"data"`
-	}{Of(v)})
-}
-
 // Encode returns the JSON of v (a tombstone for a deleted message), in at
-// most MaxItemBytes. A
+// most MaxBytes. A
 // translation is stored as the translator returned it, so one could make
 // the view too long to fit a page alone; such a view shows the original
 // instead (translated false), which always fits: content and
@@ -111,7 +114,7 @@ func Encode(v rooms.MessageView) ([]byte, error) {
 		return json.Marshal(TombstoneOf(v.Message))
 	}
 	b, err := json.Marshal(Of(v))
-	if err != nil || len(b) <= httpapi.MaxItemBytes || !v.Translated {
+	if err != nil || len(b) <= MaxBytes || !v.Translated {
 		return b, err
 	}
 	return json.Marshal(Of(rooms.ViewOf(v.Message, nil, "")))

@@ -89,3 +89,11 @@ func TestOversizedTranslationShowsTheOriginal(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxBytesIsAPagesItem: the bound Encode keeps is the longest item a
+// list page holds alone.
+func TestMaxBytesIsAPagesItem(t *testing.T) {
+	if messageview.MaxBytes != httpapi.MaxItemBytes {
+		t.Fatalf("messageview.MaxBytes %d, httpapi.MaxItemBytes %d: want them equal", messageview.MaxBytes, httpapi.MaxItemBytes)
+	}
+}

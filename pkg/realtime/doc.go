@@ -4,7 +4,7 @@
 // translation lands and when a room closes.
 //
 // It imports no AWS package. It declares what it consumes as small
-// interfaces: package dynamo stores connections (connections.go), package
-// apigwmanagement sends to them through API Gateway's Management API, and
-// package wsapi adapts API Gateway's WebSocket and stream events to it.
+// interfaces: package dynamo stores connections (connections.go), and
+// package wsapi adapts API Gateway's WebSocket and stream events to it and
+// sends to the connections through API Gateway's Management API.
 package realtime

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
@@ -20,8 +21,12 @@ func Join(a *app.App) (http.Handler, error) {
 
 // GuestMessages builds ListGuestMessagesFunction.
 func GuestMessages(a *app.App) (http.Handler, error) {
+	codec, err := cursor.Of(a.CursorKey)
+	if err != nil {
+		return nil, err
+	}
 	st := roomstore.New(a.DB, a.Table)
-	return GuestMessagesHandler(&rooms.GuestAuth{Sessions: st, Now: a.Now}, &rooms.Lister{Store: st}, a.Cursor), nil
+	return GuestMessagesHandler(&rooms.GuestAuth{Sessions: st, Now: a.Now}, &rooms.Lister{Store: st}, codec), nil
 }
 
 // PostGuestMessage builds PostGuestMessageFunction.
@@ -45,8 +50,12 @@ func CreateRoom(a *app.App) (http.Handler, error) {
 
 // Rooms builds ListRoomsFunction.
 func Rooms(a *app.App) (http.Handler, error) {
+	codec, err := cursor.Of(a.CursorKey)
+	if err != nil {
+		return nil, err
+	}
 	auth, m := manager(a)
-	return RoomsHandler(auth, m, a.Cursor, a.Now), nil
+	return RoomsHandler(auth, m, codec, a.Now), nil
 }
 
 // CloseRoom builds CloseRoomFunction.

@@ -11,11 +11,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/events"
 )
 
-var _ delivery.Queue = (*Queue)(nil)
+// MaxDelay is the longest SQS delays a message (DelaySeconds 900).
+const MaxDelay = 900 * time.Second
 
 // SendDeliveries sends deliveries with one SendMessageBatch per ten (a
 // delivery carries an envelope of at most events.InlineMax, so ten fit
@@ -74,7 +74,7 @@ func (q *Queue) SendDeliveries(ctx context.Context, ds []events.Delivery) ([]int
 func (q *Queue) Schedule(ctx context.Context, d events.Delivery, delay time.Duration) error {
 	var secs int32
 	if delay >= time.Second {
-		secs = int32(min((delay+time.Second-1)/time.Second, delivery.MaxQueueDelay/time.Second))
+		secs = int32(min((delay+time.Second-1)/time.Second, MaxDelay/time.Second))
 	}
 	body, err := d.MarshalQueue()
 	if err == nil {
@@ -104,27 +104,17 @@ func (q *Queue) SendDelivery(ctx context.Context, d events.Delivery) error {
 	return nil
 }
 
-// Lanes returns the delivery function's lane of a record by its
-// eventSourceARN: LaneFast for the queue at fastURL, LaneSlow for the one
-// at slowURL (none when slowURL is ""), LaneOther for any other. A queue's
-// URL and ARN are compared by account and queue name, which both hold
-// (https://sqs.<region>.amazonaws.com/<account>/<name>,
+// IsQueue returns whether a record's eventSourceARN names the queue at
+// url. A queue's URL and ARN are compared by account and queue name, which
+// both hold (https://sqs.<region>.amazonaws.com/<account>/<name>,
 // arn:aws:sqs:<region>:<account>:<name>; a local endpoint's URL keeps the
-// same path).
-func Lanes(fastURL, slowURL string) func(eventSourceARN string) delivery.Lane {
-	fast, fok := urlQueue(fastURL)
-	slow, sok := urlQueue(slowURL)
-	return func(arn string) delivery.Lane {
-		q, ok := arnQueue(arn)
-		switch {
-		case !ok:
-			return delivery.LaneOther
-		case sok && q == slow:
-			return delivery.LaneSlow
-		case fok && q == fast:
-			return delivery.LaneFast
-		}
-		return delivery.LaneOther
+// same path). A malformed url ("" included) is no queue, and a malformed
+// ARN names none.
+func IsQueue(url string) func(eventSourceARN string) bool {
+	want, ok := urlQueue(url)
+	return func(arn string) bool {
+		q, qok := arnQueue(arn)
+		return ok && qok && q == want
 	}
 }
 

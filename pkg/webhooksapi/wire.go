@@ -6,6 +6,7 @@ import (
 
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/webhooks"
@@ -63,24 +64,40 @@ func Rotate(kind webhooks.Kind) app.HTTPConstructor {
 
 // AuditEvents builds ListAuditEventsFunction.
 func AuditEvents(a *app.App) (http.Handler, error) {
+	codec, err := cursor.Of(a.CursorKey)
+	if err != nil {
+		return nil, err
+	}
 	return with(func(auth *workspaces.Authenticator, m *webhooks.Service) http.Handler {
-		return AuditEventsHandler(auth, m, a.Cursor)
+		return AuditEventsHandler(auth, m, codec)
 	})(a)
 }
 
 // InboundWebhooks builds ListInboundWebhooksFunction.
 func InboundWebhooks(a *app.App) (http.Handler, error) {
-	return InboundWebhooksHandler(auth(a), webhookstore.New(a.DB, a.Table), a.Cursor), nil
+	codec, err := cursor.Of(a.CursorKey)
+	if err != nil {
+		return nil, err
+	}
+	return InboundWebhooksHandler(auth(a), webhookstore.New(a.DB, a.Table), codec), nil
 }
 
 // OutboundWebhooks builds ListOutboundWebhooksFunction.
 func OutboundWebhooks(a *app.App) (http.Handler, error) {
-	return OutboundWebhooksHandler(auth(a), webhookstore.New(a.DB, a.Table), a.Cursor), nil
+	codec, err := cursor.Of(a.CursorKey)
+	if err != nil {
+		return nil, err
+	}
+	return OutboundWebhooksHandler(auth(a), webhookstore.New(a.DB, a.Table), codec), nil
 }
 
 // SupportWebhooks builds ListSupportWebhooksFunction.
 func SupportWebhooks(a *app.App) (http.Handler, error) {
-	return SupportWebhooksHandler(auth(a), webhookstore.New(a.DB, a.Table), a.Cursor), nil
+	codec, err := cursor.Of(a.CursorKey)
+	if err != nil {
+		return nil, err
+	}
+	return SupportWebhooksHandler(auth(a), webhookstore.New(a.DB, a.Table), codec), nil
 }
 
 // auth is the workspace authenticator on the API tokens.

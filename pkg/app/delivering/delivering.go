@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/delivery/attempt"
 	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
@@ -37,12 +38,32 @@ func Guard() (*netguard.Guard, error) {
 	return &netguard.Guard{Allow: allow, AllowOnly: only == "true"}, nil
 }
 
+// The queue adapter is the deliverer's queue.
+var _ delivery.Queue = (*sqsqueue.Queue)(nil)
+
+// Lanes returns the delivery function's lane of a record by its
+// eventSourceARN: LaneFast for the queue at fastURL, LaneSlow for the one
+// at slowURL (none when slowURL is ""), LaneOther for any other
+// (sqsqueue.IsQueue compares them).
+func Lanes(fastURL, slowURL string) func(eventSourceARN string) delivery.Lane {
+	fast, slow := sqsqueue.IsQueue(fastURL), sqsqueue.IsQueue(slowURL)
+	return func(arn string) delivery.Lane {
+		switch {
+		case slow(arn):
+			return delivery.LaneSlow
+		case fast(arn):
+			return delivery.LaneFast
+		}
+		return delivery.LaneOther
+	}
+}
+
 // Deliverer builds the delivery function's deliverer on the queue at
 // queueURL and its slow lane at slowURL ("" for none: one lane), from the
 // environment (DELIVERY_SCHEDULE, OUTBOUND_ALLOW_*).
-func Deliverer(a *app.App, queueURL, slowURL string) (*delivery.Deliverer, error) {
+func Deliverer(a *app.App, queueURL, slowURL string) (*attempt.Deliverer, error) {
 	st := deliverystore.New(a.DB, a.Table)
-	sched, err := delivery.ParseSchedule(os.Getenv(EnvDeliverySchedule))
+	sched, err := attempt.ParseSchedule(os.Getenv(EnvDeliverySchedule))
 	if err != nil {
 		return nil, err
 	}
@@ -51,8 +72,8 @@ func Deliverer(a *app.App, queueURL, slowURL string) (*delivery.Deliverer, error
 		return nil, err
 	}
 	q := sqs.NewFromConfig(a.AWS)
-	d := &delivery.Deliverer{Store: st, Queue: sqsqueue.New(q, queueURL), Client: g.Client(),
-		Schedule: sched, Now: a.Now, Rand: rand.Float64, Limiter: st, LaneOf: sqsqueue.Lanes(queueURL, slowURL), Marker: st}
+	d := &attempt.Deliverer{Store: st, Queue: sqsqueue.New(q, queueURL), Client: g.Client(),
+		Schedule: sched, Now: a.Now, Rand: rand.Float64, Limiter: st, LaneOf: Lanes(queueURL, slowURL), Marker: st}
 	if slowURL != "" {
 		d.Slow = sqsqueue.New(q, slowURL)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
 )
 
@@ -47,6 +48,9 @@ func FromEnv(ctx context.Context, function string, build app.HTTPConstructor) (H
 	a, _, err := app.FromEnv(ctx, required...)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := cursor.Of(a.CursorKey); err != nil {
+		return nil, fmt.Errorf("%s: %w", awsenv.EnvCursorKey, err)
 	}
 	a.Metrics = app.LambdaMetrics(function)
 	h, err := build(a)

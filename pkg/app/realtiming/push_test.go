@@ -19,12 +19,12 @@ import (
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/internal/wsgateway"
-	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/realtime"
+	"github.com/chatbridge/chat/pkg/wsapi"
 	"github.com/coder/websocket"
 )
 
@@ -82,7 +82,7 @@ func newPushRig(t *testing.T, n int, latency time.Duration, tune func(*realtime.
 	t.Cleanup(wsSrv.Close)
 	t.Cleanup(mgmt.Close)
 	t.Setenv(awsenv.EnvTable, r.st.Table)
-	t.Setenv(apigwmanagement.EnvEndpoint, mgmt.URL+"/live")
+	t.Setenv(wsapi.EnvManagementEndpoint, mgmt.URL+"/live")
 	a, sender, err := realtiming.FromEnv(context.Background())
 	if err != nil {
 		t.Fatal(err)

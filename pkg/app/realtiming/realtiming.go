@@ -14,9 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/apigatewaymanagementapi"
-	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/dynamo/connstore"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
 	"github.com/chatbridge/chat/pkg/messageview"
@@ -33,7 +33,7 @@ const (
 
 // Route is RealtimeFunction's handler (the WebSocket API's
 // $default route), answering through sender.
-func Route(a *app.App, sender *apigwmanagement.Client) *wsapi.Route {
+func Route(a *app.App, sender *wsapi.Client) *wsapi.Route {
 	st, rs := connstore.New(a.DB, a.Table), roomstore.New(a.DB, a.Table)
 	return &wsapi.Route{Sender: sender, Subscriber: &realtime.Subscriber{
 		Sessions:     rs,
@@ -52,16 +52,18 @@ func Route(a *app.App, sender *apigwmanagement.Client) *wsapi.Route {
 // backfillCursor makes a backfill's "next_cursor": the cursor of the
 // reader's own list (GuestMessagesHandler's scope for a guest,
 // ChannelMessagesHandler's for a member), positioned at the oldest message
-// the backfill sent; nil without a cursor key.
+// the backfill sent; nil without a cursor key (or with a malformed one,
+// which FromEnv refuses).
 func backfillCursor(a *app.App) func(realtime.Connection, string) string {
-	if a.Cursor == nil {
+	codec, err := cursor.Of(a.CursorKey)
+	if codec == nil || err != nil {
 		return nil
 	}
 	return func(c realtime.Connection, position string) string {
 		if c.Kind == realtime.KindGuest {
-			return a.Cursor.Encode("room-messages:"+c.RoomID, position)
+			return codec.Encode("room-messages:"+c.RoomID, position)
 		}
-		return a.Cursor.Encode("channel-messages:"+c.WorkspaceID+":"+c.ChannelID, position)
+		return codec.Encode("channel-messages:"+c.WorkspaceID+":"+c.ChannelID, position)
 	}
 }
 
@@ -106,10 +108,10 @@ func Push(a *app.App, sender realtime.Sender) *wsapi.Push {
 // REALTIME_PUSH_CONCURRENCY, when set, must be a number from 1 to 500. The
 // client keeps that many connections to the endpoint open (the SDK's
 // default keeps 10), so concurrent pushes do not open new ones.
-func FromEnv(ctx context.Context) (*app.App, *apigwmanagement.Client, error) {
+func FromEnv(ctx context.Context) (*app.App, *wsapi.Client, error) {
 	var extra []string
 	if os.Getenv(awsenv.EnvEndpoint) == "" {
-		extra = append(extra, apigwmanagement.EnvEndpoint)
+		extra = append(extra, wsapi.EnvManagementEndpoint)
 	}
 	n, err := pushConcurrency()
 	if err != nil {
@@ -119,8 +121,11 @@ func FromEnv(ctx context.Context) (*app.App, *apigwmanagement.Client, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	endpoint := os.Getenv(apigwmanagement.EnvEndpoint)
-	return a, apigwmanagement.New(apigatewaymanagementapi.NewFromConfig(a.AWS, func(o *apigatewaymanagementapi.Options) {
+	if _, err := cursor.Of(a.CursorKey); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", awsenv.EnvCursorKey, err)
+	}
+	endpoint := os.Getenv(wsapi.EnvManagementEndpoint)
+	return a, wsapi.NewClient(apigatewaymanagementapi.NewFromConfig(a.AWS, func(o *apigatewaymanagementapi.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
 		}

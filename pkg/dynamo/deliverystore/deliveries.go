@@ -150,7 +150,7 @@ func (s *Store) Reserve(ctx context.Context, r delivery.Reservation) (int, bool,
 	vals := map[string]types.AttributeValue{
 		":id": dynamo.Str(d.ID), ":wh": dynamo.Str(d.WebhookID), ":kind": dynamo.Str(d.Kind), ":ws": dynamo.Str(d.WorkspaceID), ":key": dynamo.Str(d.WebhookKey),
 		":ev": dynamo.Str(d.EventID), ":et": dynamo.Str(d.EventType), ":st": dynamo.Str(delivery.StatusPending), ":at": dynamo.Str(r.At.UTC().Format(time.RFC3339Nano)),
-		":ttl": dynamo.Num(dynamo.Epoch(r.At.Add(delivery.Retention))), ":lease": dynamo.Str(leaseValue(r.Lease)), ":now": dynamo.Str(dynamo.SortTime(r.At)),
+		":ttl": dynamo.Num(dynamo.Epoch(r.At.Add(chat.DeliveryRetention))), ":lease": dynamo.Str(leaseValue(r.Lease)), ":now": dynamo.Str(dynamo.SortTime(r.At)),
 	}
 	set := []string{"id = :id", "webhook_id = :wh", "webhook_kind = :kind", "workspace_id = :ws", "webhook_key = :key",
 		"event_id = :ev", "event_type = :et", "#st = :st", "last_attempt_at = :at", "#l = :lease",

@@ -118,7 +118,7 @@ func (s *Store) PutTestDelivery(ctx context.Context, a delivery.Attempt) error {
 		Attempts: a.Number, LastAttemptAt: a.At.UTC(), ResponseStatus: a.ResponseStatus, Error: a.Error, DurationMS: a.DurationMS,
 		CreatedAt: a.At.UTC()}
 	av := dynamo.Put(s.Name, it, "", nil).Put.Item
-	av["ttl"] = dynamo.Num(dynamo.Epoch(a.At.Add(delivery.Retention)))
+	av["ttl"] = dynamo.Num(dynamo.Epoch(a.At.Add(chat.DeliveryRetention)))
 	_, err := s.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Name, Item: av})
 	return dynamo.Fail("put test delivery "+d.ID, err)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/events"
 )
@@ -104,7 +103,7 @@ func (s *Store) PutEvents(ctx context.Context, evs []events.Event, bodies [][]by
 	var reqs []types.WriteRequest
 	for i, ev := range evs {
 		av, err := attributevalue.MarshalMap(dynamo.EventItem{PK: dynamo.EventPK(ev.ID), SK: dynamo.MetaSK, ID: ev.ID, WorkspaceID: ev.WorkspaceID,
-			Type: ev.Type, Body: string(bodies[i]), TTL: dynamo.Epoch(ev.CreatedAt.Add(delivery.Retention))})
+			Type: ev.Type, Body: string(bodies[i]), TTL: dynamo.Epoch(ev.CreatedAt.Add(chat.DeliveryRetention))})
 		if err != nil {
 			return chat.Internal(err)
 		}

@@ -16,7 +16,6 @@ import (
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inbound"
 	"github.com/chatbridge/chat/pkg/inboundapi"
-	"github.com/chatbridge/chat/pkg/messageview"
 )
 
 // WebhookChanger decides an inbound webhook's edits and deletions
@@ -50,7 +49,7 @@ func webhookChange(c WebhookChanger, now chat.Clock, m awsenv.MetricRecorder, de
 		case deleting:
 			editsapi.WriteDeleted(w)
 		default:
-			messageview.WriteEdited(w, res.View)
+			editsapi.WriteEdited(w, res.View)
 		}
 	})
 }

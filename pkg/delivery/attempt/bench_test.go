@@ -1,4 +1,4 @@
-package delivery_test
+package attempt_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/delivery/attempt"
 	evs "github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/netguard"
 )
@@ -99,7 +100,7 @@ func BenchmarkDeliveries(b *testing.B) {
 			client.Timeout = 200 * time.Millisecond
 			st := &memStore{hooks: map[string]delivery.Webhook{}}
 			q := &memQueue{}
-			d := &delivery.Deliverer{Store: st, Queue: q, Client: client, Schedule: delivery.DefaultSchedule}
+			d := &attempt.Deliverer{Store: st, Queue: q, Client: client, Schedule: attempt.DefaultSchedule}
 			ev := evs.Event{ID: "E", Type: evs.RoomClosed, WorkspaceID: "WS", CreatedAt: time.Now(), Data: evs.Room{Name: string(make([]byte, 1024))}}
 			body, _ := evs.Encode(ev)
 			// 50 webhooks, every timeout-th one hanging.

@@ -1,4 +1,4 @@
-package delivery
+package attempt
 
 import (
 	"fmt"
@@ -18,10 +18,6 @@ var DefaultSchedule = []time.Duration{
 // on the queue as a chain of delayed messages, so no SQS limit bounds it;
 // a day keeps a whole schedule well inside the delivery log's 30 days.
 const MaxStep = 24 * time.Hour
-
-// MaxQueueDelay is the longest SQS delays one message (DelaySeconds 900):
-// a longer wait is a message sent again on its receive.
-const MaxQueueDelay = 15 * time.Minute
 
 // MaxRetryAfterExtra bounds how much a Retry-After may add to the schedule.
 const MaxRetryAfterExtra = time.Hour

@@ -1,4 +1,4 @@
-package delivery_test
+package attempt_test
 
 import (
 	"context"
@@ -26,8 +26,10 @@ import (
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/storetest"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/delivery/attempt"
 	evs "github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/netguard"
 	"github.com/chatbridge/chat/pkg/signature"
@@ -110,7 +112,7 @@ type env struct {
 	url   string
 	// slowURL is the slow lane's queue, "" when the deliverer has none.
 	slowURL string
-	d       *delivery.Deliverer
+	d       *attempt.Deliverer
 }
 
 func newEnv(t *testing.T, schedule []time.Duration) *env {
@@ -121,7 +123,7 @@ func newEnv(t *testing.T, schedule []time.Duration) *env {
 	allow, _ := netguard.ParseCIDRs("127.0.0.1/32")
 	c := (&netguard.Guard{Allow: allow, AllowOnly: true}).Client()
 	c.Timeout = 300 * time.Millisecond
-	e.d = &delivery.Deliverer{Store: e.store.Deliveries, Queue: e.queue, Client: c, Schedule: schedule}
+	e.d = &attempt.Deliverer{Store: e.store.Deliveries, Queue: e.queue, Client: c, Schedule: schedule}
 	return e
 }
 
@@ -132,7 +134,7 @@ func newLanesEnv(t *testing.T, schedule []time.Duration) *env {
 	e := newEnv(t, schedule)
 	e.slowURL = e.st.Resources.Queues["SlowDeliveryQueue"]
 	e.d.Slow = sqsqueue.New(e.st.SQS, e.slowURL)
-	e.d.LaneOf = sqsqueue.Lanes(e.url, e.slowURL)
+	e.d.LaneOf = delivering.Lanes(e.url, e.slowURL)
 	return e
 }
 
@@ -675,7 +677,7 @@ func TestBlockedAndDeleted(t *testing.T) {
 	}
 	e.run(t, func() bool { return e.record(t, ds[0]).Status == delivery.StatusFailed && queueEmpty(t, e) })
 	r := e.record(t, ds[0])
-	if r.Error != delivery.ErrTargetNotAllowed || r.Attempts != 1 || r.ResponseStatus != 0 {
+	if r.Error != attempt.ErrTargetNotAllowed || r.Attempts != 1 || r.ResponseStatus != 0 {
 		t.Fatalf("record %+v, want one attempt failed with target_not_allowed", r)
 	}
 	if r := e.record(t, ds[1]); r.ID != "" {

@@ -1,9 +1,10 @@
-package sqsqueue_test
+package delivering_test
 
 import (
 	"testing"
 
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
@@ -16,10 +17,10 @@ import (
 func TestLanesBySourceARN(t *testing.T) {
 	st := stacktest.New(t)
 	res := st.Resources
-	lanes := sqsqueue.Lanes(res.Queues["DeliveryQueue"], res.Queues["SlowDeliveryQueue"])
-	aws := sqsqueue.Lanes("https://sqs.eu-west-1.amazonaws.com/123456789012/chat-DeliveryQueue-AbC",
+	lanes := delivering.Lanes(res.Queues["DeliveryQueue"], res.Queues["SlowDeliveryQueue"])
+	aws := delivering.Lanes("https://sqs.eu-west-1.amazonaws.com/123456789012/chat-DeliveryQueue-AbC",
 		"https://sqs.eu-west-1.amazonaws.com/123456789012/chat-SlowDeliveryQueue-XyZ")
-	one := sqsqueue.Lanes(res.Queues["DeliveryQueue"], "")
+	one := delivering.Lanes(res.Queues["DeliveryQueue"], "")
 	for _, tc := range []struct {
 		name  string
 		lanes func(string) delivery.Lane
@@ -41,5 +42,13 @@ func TestLanesBySourceARN(t *testing.T) {
 		if got := tc.lanes(tc.arn); got != tc.want {
 			t.Errorf("%s: %q is lane %v, want %v", tc.name, tc.arn, got, tc.want)
 		}
+	}
+}
+
+// TestQueueDelayIsSQSs: the deliverer's longest wait on the queue is the
+// longest delay the SQS adapter sends.
+func TestQueueDelayIsSQSs(t *testing.T) {
+	if delivery.MaxQueueDelay != sqsqueue.MaxDelay {
+		t.Fatalf("delivery.MaxQueueDelay %v, sqsqueue.MaxDelay %v", delivery.MaxQueueDelay, sqsqueue.MaxDelay)
 	}
 }

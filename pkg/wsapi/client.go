@@ -1,4 +1,10 @@
-package apigwmanagement
+package wsapi
+
+// The Management API's side of the realtime API: API Gateway's @connections
+// REST paths of a WebSocket API's stage, as realtime.Sender. In AWS its
+// endpoint is https://{api-id}.execute-api.{region}.amazonaws.com/{stage};
+// under `chatctl serve` it is the local gateway's (internal/wsgateway),
+// which serves the same paths, so the SDK client is the real one.
 
 import (
 	"context"
@@ -13,12 +19,12 @@ import (
 
 var _ realtime.Sender = (*Client)(nil)
 
-// EnvEndpoint names the Management API endpoint in a function's
+// EnvManagementEndpoint names the Management API endpoint in a function's
 // environment.
-const EnvEndpoint = "WEBSOCKET_MANAGEMENT_ENDPOINT"
+const EnvManagementEndpoint = "WEBSOCKET_MANAGEMENT_ENDPOINT"
 
-// Endpoint is the Management API endpoint of stage of WebSocket API apiID.
-func Endpoint(apiID, region, stage string) string {
+// ManagementEndpoint is the Management API endpoint of stage of WebSocket API apiID.
+func ManagementEndpoint(apiID, region, stage string) string {
 	return fmt.Sprintf("https://%s.execute-api.%s.amazonaws.com/%s", apiID, region, stage)
 }
 
@@ -27,12 +33,12 @@ type Client struct {
 	api *apigatewaymanagementapi.Client
 }
 
-// New returns a Client on api.
-func New(api *apigatewaymanagementapi.Client) *Client { return &Client{api: api} }
+// NewClient returns a Client on api.
+func NewClient(api *apigatewaymanagementapi.Client) *Client { return &Client{api: api} }
 
-// NewFromConfig returns a Client for the Management API at endpoint.
-func NewFromConfig(cfg aws.Config, endpoint string) *Client {
-	return New(apigatewaymanagementapi.NewFromConfig(cfg, func(o *apigatewaymanagementapi.Options) {
+// NewClientFromConfig returns a Client for the Management API at endpoint.
+func NewClientFromConfig(cfg aws.Config, endpoint string) *Client {
+	return NewClient(apigatewaymanagementapi.NewFromConfig(cfg, func(o *apigatewaymanagementapi.Options) {
 		o.BaseEndpoint = aws.String(endpoint)
 	}))
 }

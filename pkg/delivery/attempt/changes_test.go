@@ -1,4 +1,4 @@
-package delivery_test
+package attempt_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/delivery/attempt"
 	evs "github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/signature"
 )
@@ -68,7 +68,7 @@ func TestChangesApplyToNextAttempt(t *testing.T) {
 	if len(hits) != 1 {
 		t.Fatalf("new url got %d requests, want 1 (the retry)", len(hits))
 	}
-	if got := hits[0].header.Get(delivery.HeaderAttempt); got != "2" {
+	if got := hits[0].header.Get(attempt.HeaderAttempt); got != "2" {
 		t.Fatalf("retry's attempt %q, want 2", got)
 	}
 	if _, err := signature.Verify(hits[0].header.Get(signature.Header), []byte(rotated), hits[0].body, time.Now()); err != nil {

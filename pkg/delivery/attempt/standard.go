@@ -1,4 +1,4 @@
-package delivery
+package attempt
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package delivery_test
+package attempt_test
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package apigwmanagement_test
+package wsapi_test
 
 import (
 	"context"
@@ -12,13 +12,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/chatbridge/chat/internal/wsgateway"
-	"github.com/chatbridge/chat/pkg/apigwmanagement"
 	"github.com/chatbridge/chat/pkg/realtime"
+	"github.com/chatbridge/chat/pkg/wsapi"
 	"github.com/coder/websocket"
 )
 
 func TestEndpoint(t *testing.T) {
-	if got, want := apigwmanagement.Endpoint("abc123", "eu-west-1", "live"), "https://abc123.execute-api.eu-west-1.amazonaws.com/live"; got != want {
+	if got, want := wsapi.ManagementEndpoint("abc123", "eu-west-1", "live"), "https://abc123.execute-api.eu-west-1.amazonaws.com/live"; got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 }
@@ -37,7 +37,7 @@ func TestClientAgainstTheLocalGateway(t *testing.T) {
 	defer ws.Close()
 	mgmt := httptest.NewServer(g.Management())
 	defer mgmt.Close()
-	c := apigwmanagement.NewFromConfig(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}, mgmt.URL+"/live")
+	c := wsapi.NewClientFromConfig(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}, mgmt.URL+"/live")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(ws.URL, "http"), nil)

@@ -1,4 +1,4 @@
-package delivery
+package attempt
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/chatbridge/chat/pkg/delivery"
 	evs "github.com/chatbridge/chat/pkg/events"
 )
 
@@ -23,7 +24,7 @@ const Parallel = 10
 // event source on each lane's queue.
 func (d *Deliverer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	start := time.Now()
-	lanes := map[Lane]int{}
+	lanes := map[delivery.Lane]int{}
 	moved := 0
 	var (
 		mu   sync.Mutex
@@ -42,7 +43,7 @@ func (d *Deliverer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.S
 			slog.ErrorContext(ctx, "delivery: poison message dropped", "message_id", rec.MessageId, "error", err.Error())
 			continue
 		}
-		m := Message{Delivery: del, Lane: d.lane(rec.EventSourceARN)}
+		m := delivery.Message{Delivery: del, Lane: d.lane(rec.EventSourceARN)}
 		lanes[m.Lane]++
 		receives := rec.Attributes["ApproximateReceiveCount"]
 		wg.Add(1)
@@ -64,15 +65,15 @@ func (d *Deliverer) HandleSQS(ctx context.Context, ev events.SQSEvent) (events.S
 		}(rec.MessageId)
 	}
 	wg.Wait()
-	slog.InfoContext(ctx, "batch", "source", "delivery-queue", "records", len(ev.Records), "fast", lanes[LaneFast], "slow", lanes[LaneSlow],
-		"other", lanes[LaneOther], "moved", moved, "failures", len(resp.BatchItemFailures), "duration_ms", time.Since(start).Milliseconds())
+	slog.InfoContext(ctx, "batch", "source", "delivery-queue", "records", len(ev.Records), "fast", lanes[delivery.LaneFast], "slow", lanes[delivery.LaneSlow],
+		"other", lanes[delivery.LaneOther], "moved", moved, "failures", len(resp.BatchItemFailures), "duration_ms", time.Since(start).Milliseconds())
 	return resp, nil
 }
 
 // lane is the lane of a record from the queue named by arn.
-func (d *Deliverer) lane(arn string) Lane {
+func (d *Deliverer) lane(arn string) delivery.Lane {
 	if d.LaneOf == nil {
-		return LaneOther
+		return delivery.LaneOther
 	}
 	return d.LaneOf(arn)
 }

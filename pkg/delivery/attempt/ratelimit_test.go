@@ -1,4 +1,4 @@
-package delivery_test
+package attempt_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/delivery/attempt"
 	evs "github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/signature"
 )
@@ -39,7 +40,7 @@ func TestRateLimitAcrossInstances(t *testing.T) {
 	}
 	granted := &grantLog{Limiter: e.store.Deliveries, limit: limit}
 	e.d.Limiter = granted
-	other := &delivery.Deliverer{Store: e.store.Deliveries, Queue: e.queue, Client: e.d.Client, Schedule: e.d.Schedule, Limiter: granted}
+	other := &attempt.Deliverer{Store: e.store.Deliveries, Queue: e.queue, Client: e.d.Client, Schedule: e.d.Schedule, Limiter: granted}
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() {

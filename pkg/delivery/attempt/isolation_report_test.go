@@ -1,4 +1,4 @@
-package delivery_test
+package attempt_test
 
 import (
 	"context"
@@ -14,10 +14,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/delivery"
+	"github.com/chatbridge/chat/pkg/delivery/attempt"
 	evs "github.com/chatbridge/chat/pkg/events"
 	"github.com/chatbridge/chat/pkg/netguard"
-	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
 
 // TestIsolationReport measures how receivers that time out on every
@@ -130,7 +131,7 @@ func isolationRun(t *testing.T, timeoutPct int, layout isolationLayout) isolatio
 		lat  []time.Duration
 	)
 	ok := loopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get(delivery.HeaderDelivery)
+		id := r.Header.Get(attempt.HeaderDelivery)
 		mu.Lock()
 		if at, found := sent[id]; found {
 			lat = append(lat, time.Since(at))
@@ -168,11 +169,11 @@ func isolationRun(t *testing.T, timeoutPct int, layout isolationLayout) isolatio
 	for i := range instances {
 		client := (&netguard.Guard{Allow: allow, AllowOnly: true}).Client()
 		client.Timeout = timeout
-		d := &delivery.Deliverer{Store: st, Queue: fastQ, Client: client, Schedule: delivery.DefaultSchedule}
+		d := &attempt.Deliverer{Store: st, Queue: fastQ, Client: client, Schedule: attempt.DefaultSchedule}
 		from := fastQ
 		if layout.lanes {
 			// SlowAfter a tenth of the timeout, as 1 s is of AWS's 10 s.
-			d.Slow, d.LaneOf, d.Marker, d.SlowAfter = slowQ, sqsqueue.Lanes(fastURL, slowURL), st, timeout/10
+			d.Slow, d.LaneOf, d.Marker, d.SlowAfter = slowQ, delivering.Lanes(fastURL, slowURL), st, timeout/10
 			if i == instances-1 {
 				from = slowQ
 			}

@@ -1,0 +1,49 @@
+package chat
+
+// The Idempotency-Key rules that webhook posts and members' posts share
+// (contract section 4 step 6): which keys are valid, how a key is stored
+// (its hash), and what makes two requests "the same request" for a key
+// (their fingerprint).
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+)
+
+// MaxIdempotencyKeyLen is the longest Idempotency-Key accepted, in bytes (characters:
+// a valid key is printable ASCII).
+const MaxIdempotencyKeyLen = 255
+
+// IdempotencyRetention is how long a key's result is kept and replayed.
+const IdempotencyRetention = 24 * time.Hour
+
+// ValidIdempotencyKey reports whether k is an acceptable Idempotency-Key: 1 to
+// MaxIdempotencyKeyLen printable ASCII characters (commas included).
+func ValidIdempotencyKey(k string) bool {
+	if len(k) < 1 || len(k) > MaxIdempotencyKeyLen {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// HashIdempotencyKey is the hex SHA-256 of k, under which a key is stored.
+func HashIdempotencyKey(k string) string {
+	sum := sha256.Sum256([]byte(k))
+	return hex.EncodeToString(sum[:])
+}
+
+// IdempotencyFingerprint identifies a posted message for its key: the channel, the
+// content and skip_translation. A key sent again with another fingerprint
+// is a reused key.
+func IdempotencyFingerprint(channelID, content string, skipTranslation bool) string {
+	b, _ := json.Marshal([]any{channelID, content, skipTranslation})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
