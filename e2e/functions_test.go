@@ -27,7 +27,7 @@ import (
 )
 
 // sampleStatus is the status each known HTTP function answers its sample
-// with, as its wiring test (functions/<dir>/main_test.go) expects. A
+// with, as its wiring check (pkg/app TestFunctionSamples) expects. A
 // function not listed must answer below 500, with a JSON body.
 var sampleStatus = map[string]int{
 	"JoinRoomFunction":             http.StatusCreated,

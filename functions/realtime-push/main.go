@@ -7,9 +7,8 @@ package main
 import (
 	"context"
 
-	"github.com/chatbridge/chat/pkg/app/realtiming"
-
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/realtiming"
 )
 
 func main() {

@@ -6,30 +6,12 @@ package main
 import (
 	"context"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
-	"github.com/chatbridge/chat/pkg/awsenv"
-	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
-	"github.com/chatbridge/chat/pkg/relay"
-	"github.com/chatbridge/chat/pkg/sqsqueue"
+	"github.com/chatbridge/chat/pkg/app/relaying"
 )
-
-const function = "TranslationSweepFunction"
 
 func main() {
 	app.InitLambdaLogger()
-	h, err := handler(context.Background())
-	app.Start(function, h, err)
-}
-
-// handler builds the sweep from the environment.
-func handler(ctx context.Context) (func(context.Context, events.CloudWatchEvent) (relay.SweepResult, error), error) {
-	a, env, err := app.FromEnv(ctx, awsenv.EnvQueueURL)
-	if err != nil {
-		return nil, err
-	}
-	s := &relay.Sweep{Store: translationstore.New(a.DB, a.Table), Queue: sqsqueue.New(sqs.NewFromConfig(a.AWS), env[awsenv.EnvQueueURL]),
-		Now: a.Now, Metrics: app.LambdaMetrics(function)}
-	return s.HandleSchedule, nil
+	h, err := relaying.SweepFromEnv(context.Background())
+	app.Start(relaying.SweepFunction, h, err)
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,9 +24,9 @@ import (
 )
 
 // Demo gives t a fresh stack seeded with fixtures/demo.json, and points
-// the function's environment at it. A test under functions/<dir> then runs
-// as that directory's function (As): its handler's calls are held to the
-// function's policy in template.yaml, as in AWS.
+// the function's environment at it. DemoAs also runs the test as a
+// function: its handler's calls are held to the function's policy in
+// template.yaml, as in AWS.
 func Demo(t *testing.T) (*stacktest.Stack, *fixture.Document) {
 	t.Helper()
 	st := stacktest.New(t)
@@ -47,9 +46,6 @@ func Demo(t *testing.T) (*stacktest.Stack, *fixture.Document) {
 	t.Setenv(awsenv.EnvQueueURL, st.Resources.Queues["TranslationQueue"])
 	t.Setenv(awsenv.EnvDeliveryQueueURL, st.Resources.Queues["DeliveryQueue"])
 	t.Setenv(awsenv.EnvSlowDeliveryQueueURL, st.Resources.Queues["SlowDeliveryQueue"])
-	if fn := functionOfDir(t); fn != "" {
-		As(t, fn)
-	}
 	st.Calls.Reset()
 	return st, d
 }
@@ -69,28 +65,11 @@ func As(t *testing.T, function string) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "local")
 }
 
-// functionOfDir is the LogicalId of the function whose directory the test
-// runs in (functions/join-room: JoinRoomFunction), or "" elsewhere.
-func functionOfDir(t *testing.T) string {
-	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil || filepath.Base(filepath.Dir(wd)) != "functions" {
-		return ""
-	}
-	var b strings.Builder
-	for _, part := range strings.Split(filepath.Base(wd), "-") {
-		if part != "" {
-			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
-		}
-	}
-	return b.String() + "Function"
-}
-
 // Event reads events/<name> (relative to the repository root) into T.
 func Event[T any](t *testing.T, name string) T {
 	t.Helper()
 	var v T
-	b, err := os.ReadFile(filepath.Join("..", "..", "events", name))
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "events", name))
 	if err != nil {
 		t.Fatalf("read sample event: %v", err)
 	}
@@ -98,6 +77,26 @@ func Event[T any](t *testing.T, name string) T {
 		t.Fatalf("sample event %s: %v", name, err)
 	}
 	return v
+}
+
+// repoRoot is the repository's root: the nearest directory above the
+// test's own that holds go.mod (tests run in their package's directory).
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatalf("wiringtest: no go.mod above %s", dir)
+		}
+		dir = parent
+	}
 }
 
 // Body decodes an HTTP response body.

@@ -8,13 +8,17 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/handlers"
+	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/guestpage"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
@@ -412,5 +416,32 @@ var samples = map[string]func(t *testing.T, fn string){
 func TestFunctionSamples(t *testing.T) {
 	for fn, check := range samples {
 		t.Run(fn, func(t *testing.T) { check(t, fn) })
+	}
+}
+
+// TestEveryEventFunctionHasASample: each function of template.yaml that
+// serves no HTTP route (the queue, stream, schedule and WebSocket ones) has
+// its wiring check in samples, so a new one cannot go without.
+func TestEveryEventFunctionHasASample(t *testing.T) {
+	tmpl, err := samtemplate.Parse(chatbundle.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	http := map[string]bool{httpapi.FallbackFunction: true}
+	for _, rt := range httpapi.Routes {
+		http[rt.Function] = true
+	}
+	n := 0
+	for _, fn := range tmpl.Functions() {
+		if http[fn] {
+			continue
+		}
+		n++
+		if samples[fn] == nil {
+			t.Errorf("%s: no wiring check in samples", fn)
+		}
+	}
+	if n < 6 {
+		t.Fatalf("template.yaml has %d functions without an HTTP route, want the six event functions at least", n)
 	}
 }

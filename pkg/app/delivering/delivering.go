@@ -5,13 +5,16 @@
 package delivering
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"strings"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/delivery/attempt"
 	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
@@ -78,4 +81,22 @@ func Deliverer(a *app.App, queueURL, slowURL string) (*attempt.Deliverer, error)
 		d.Slow = sqsqueue.New(q, slowURL)
 	}
 	return d, nil
+}
+
+// Function is the delivery function's logical id.
+const Function = "DeliverWebhooksFunction"
+
+// FromEnv builds the delivery function's Lambda handler from its
+// environment (TABLE_NAME, DELIVERY_QUEUE_URL, SLOW_DELIVERY_QUEUE_URL,
+// and Deliverer's): what its main.go runs and the tests invoke.
+func FromEnv(ctx context.Context) (func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), error) {
+	a, env, err := app.FromEnv(ctx, awsenv.EnvDeliveryQueueURL, awsenv.EnvSlowDeliveryQueueURL)
+	if err != nil {
+		return nil, err
+	}
+	d, err := Deliverer(a, env[awsenv.EnvDeliveryQueueURL], env[awsenv.EnvSlowDeliveryQueueURL])
+	if err != nil {
+		return nil, err
+	}
+	return d.HandleSQS, nil
 }

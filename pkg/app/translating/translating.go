@@ -91,6 +91,21 @@ func Service(a *app.App) (*translation.Service, string, error) {
 	return svc, name, nil
 }
 
+// Function is the translation function's logical id.
+const Function = "TranslateFunction"
+
+// FromEnv builds the translation function's Lambda handler from its
+// environment (TABLE_NAME and the translator's variables), its metrics on
+// stdout.
+func FromEnv(ctx context.Context) (queueapi.SQSHandler, error) {
+	a, _, err := app.FromEnv(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.Metrics = app.LambdaMetrics(Function)
+	return Handler(ctx, a)
+}
+
 // Handler serves TranslateFunction: the translation queue's
 // batches, with partial batch failures.
 func Handler(ctx context.Context, a *app.App) (queueapi.SQSHandler, error) {

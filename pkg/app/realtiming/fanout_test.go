@@ -1,89 +1,31 @@
-package main
+package realtiming_test
 
 import (
 	"context"
-	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/chatbridge/chat/pkg/app/realtiming"
-
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/chatbridge/chat/internal/stacktest"
+
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/chatbridge/chat/pkg/wsapi"
 )
-
-func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
-
-// TestSampleEvent: the sample's INSERT then MODIFY (Spanish landing) of one
-// message, through the real handler: a Spanish reader's connection gets the
-// original, then the Spanish view; a gone connection loses its item.
-func TestSampleEvent(t *testing.T) {
-	st, d := wiringtest.Demo(t)
-	// Seeded as an administrator: the function itself may not write these.
-	seed := storetest.New(st.DB, st.Table)
-	var mu sync.Mutex
-	var posts []string
-	mgmt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/gone") {
-			w.Header().Set("X-Amzn-ErrorType", "GoneException")
-			w.WriteHeader(http.StatusGone)
-			_, _ = w.Write([]byte(`{"message":""}`))
-			return
-		}
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		posts = append(posts, r.URL.Path+" "+string(b))
-		mu.Unlock()
-	}))
-	defer mgmt.Close()
-	t.Setenv(wsapi.EnvManagementEndpoint, mgmt.URL+"/live")
-	a, sender, err := realtiming.FromEnv(context.Background())
-	if err != nil {
-		t.Fatalf("handler: %v", err)
-	}
-	ctx := context.Background()
-	const channel, message = "01JD9N0Z50BAKDWE0FBRMSFD5P", "01JDA0000000000000000000MS"
-	user, token := wiringtest.ChannelMember(t, d, channel)
-	for _, id := range []string{"reader", "gone"} {
-		if err := seed.Conns.PutConnection(ctx, realtime.Connection{ID: id, ChannelID: channel, Kind: realtime.KindMember, SubjectID: user, Token: token, Language: "es-ES", ExpiresAt: time.Now().Add(time.Hour)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := seed.Translation.SaveTranslations(ctx, channel, message, []chat.Translation{{MessageID: message, Language: "es", Content: "La compilación pasó", SourceLanguage: "en", CreatedAt: time.Now()}}, false); err != nil {
-		t.Fatal(err)
-	}
-	ev := wiringtest.Event[events.DynamoDBEvent](t, "realtime-push.json")
-	resp, err := realtiming.Push(a, sender).HandleStream(ctx, ev)
-	if err != nil || len(resp.BatchItemFailures) != 0 {
-		t.Fatalf("sample: %+v %v, want no failures", resp, err)
-	}
-	if len(posts) != 2 || !strings.Contains(posts[0], `"type":"message"`) || !strings.Contains(posts[0], `"translated":false`) ||
-		!strings.Contains(posts[1], `"type":"message.updated"`) || !strings.Contains(posts[1], `"content":"La compilación pasó"`) {
-		t.Fatalf("posts %q, want the original then the Spanish update", posts)
-	}
-	conns, _ := storetest.New(a.DB, a.Table).Conns.Connections(ctx, channel, time.Now())
-	if len(conns) != 1 || conns[0].ID != "reader" {
-		t.Fatalf("connections %+v, want the gone one dropped", conns)
-	}
-}
 
 // TestFanOutCallBudget: 100 connections reading in 5 languages cost, per
 // change, one Query of the connections, and for the translations landing
 // one BatchGetItem of 4 keys (the English readers read the original), not
 // 100 reads; every connection gets one push per message state.
 func TestFanOutCallBudget(t *testing.T) {
-	st, d := wiringtest.Demo(t)
+	st, d := wiringtest.DemoAs(t, realtiming.RealtimePushFunction)
 	var mu sync.Mutex
 	pushes := map[string]int{}
 	mgmt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -1,4 +1,4 @@
-package delivering_test
+package app_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package main
+package realtiming_test
 
 import (
 	"bytes"
@@ -67,7 +67,7 @@ func (r *recorder) sent(id string) []string {
 // the reader is told why, the connection is closed and its item deleted,
 // and the message is not sent to it. A connection still entitled gets it.
 func TestAccessEndsBeforeTheNextPush(t *testing.T) {
-	st, d := wiringtest.Demo(t)
+	st, d := wiringtest.DemoAs(t, realtiming.RealtimePushFunction)
 	rec := &recorder{posts: map[string][]string{}, closed: map[string]bool{}}
 	mgmt := httptest.NewServer(rec)
 	defer mgmt.Close()
