@@ -13,6 +13,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/chatbridge/chat/internal/childproc"
 	"github.com/chatbridge/chat/internal/motoserver"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/delivering"
@@ -33,7 +35,7 @@ func TestLocalAWS(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &childproc.Output{}, &childproc.Output{}
 	errc := make(chan error, 1)
 	go func() {
 		errc <- run(ctx, []string{"local-aws", "--addr", "127.0.0.1:" + strconv.Itoa(port), "--sqs-in-flight", "7"}, nil, stdout, stderr)

@@ -1,7 +1,6 @@
-package main
+package chatbundle_test
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -87,7 +85,7 @@ func TestAPIDocExamples(t *testing.T) {
 			t.Skipf("SKIPPED: docs/api.md's examples need %s, which is not installed", tool)
 		}
 	}
-	doc, err := os.ReadFile("../../docs/api.md")
+	doc, err := os.ReadFile("docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +96,7 @@ func TestAPIDocExamples(t *testing.T) {
 
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin", "chatctl")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/chatctl").CombinedOutput(); err != nil {
 		t.Fatalf("go build chatctl: %v\n%s", err, out)
 	}
 	port, err := motoserver.FreePort()
@@ -111,7 +109,7 @@ func TestAPIDocExamples(t *testing.T) {
 		fmt.Sprintf("TABLE_NAME=apidoc-%d", time.Now().UnixNano()), "TRANSLATOR=none")
 	serve := exec.Command(bin, "serve", "--demo")
 	serve.Dir, serve.Env = dir, env
-	var served syncBuffer
+	var served childproc.Output
 	serve.Stdout, serve.Stderr = &served, &served
 	if err := childproc.Start(serve); err != nil {
 		t.Fatalf("start chatctl serve: %v", err)
@@ -197,7 +195,7 @@ func TestAPIDocExamples(t *testing.T) {
 
 // waitServing waits until chatctl serve has printed the demo's steps and
 // answers on base.
-func waitServing(t *testing.T, base string, served *syncBuffer, exited <-chan struct{}) {
+func waitServing(t *testing.T, base string, served *childproc.Output, exited <-chan struct{}) {
 	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
@@ -215,22 +213,4 @@ func waitServing(t *testing.T, base string, served *syncBuffer, exited <-chan st
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Fatalf("chatctl serve did not serve within 90 s:\n%s", served.String())
-}
-
-// syncBuffer is a bytes.Buffer that a child's two streams write at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

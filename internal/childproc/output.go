@@ -1,0 +1,27 @@
+package childproc
+
+import (
+	"bytes"
+	"sync"
+)
+
+// Output collects what a child process prints on both its streams, which
+// it writes at once: set it as cmd.Stdout and cmd.Stderr.
+type Output struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (o *Output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.Write(p)
+}
+
+// String returns what was written so far.
+func (o *Output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.b.String()
+}
