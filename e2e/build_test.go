@@ -3,6 +3,8 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -49,17 +51,39 @@ func run(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 		return 1
 	}
-	dir, err := os.MkdirTemp("", "e2e-bootstrap-")
+	dir, err := buildDir(runtime.GOOS, runtime.GOARCH)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
 		return 1
 	}
-	defer os.RemoveAll(dir)
 	// The builds run while moto_server starts; tests wait for the binary
-	// they need, and the directory goes only after every build is done.
+	// they need.
 	host = buildAll(mk, runtime.GOOS, runtime.GOARCH, dir, true)
 	defer host.wait()
 	return stacktest.Main(m)
+}
+
+// buildDir is where this checkout's e2e builds for goos/goarch are kept
+// from run to run, under the user's cache directory (as Go's build cache
+// is): go build then relinks only the binaries whose inputs changed, where
+// a new directory each run relinked all 49 functions twice (host and
+// arm64), about 50 s of CPU. Each checkout has its own, named after a
+// hash of its path.
+func buildDir(goos, goarch string) (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("build directory: %w", err)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", fmt.Errorf("build directory: %w", err)
+	}
+	sum := sha256.Sum256([]byte(abs))
+	dir := filepath.Join(cache, "chatbridge-e2e", hex.EncodeToString(sum[:8]), goos+"-"+goarch)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("build directory: %w", err)
+	}
+	return dir, nil
 }
 
 // function is one entry of the Makefile's FUNCTIONS: a template logical id
@@ -230,77 +254,77 @@ func (s *buildSet) binary(tb testing.TB, id string) (string, *build) {
 	return b.Path, b
 }
 
-// buildAll builds every function of mk for goos/goarch under dir, each as
-// dir/<LogicalId>/bootstrap, through its build-<LogicalId> target with
-// LAMBDA_ENV retargeted when goos/goarch are not the Makefile's; with
-// minimal, testdata/minimal too, with the Makefile's flags. At most
-// GOMAXPROCS builds run at once, sharing the Go build cache.
+// buildAll builds every function of mk for goos/goarch under dir (each
+// named after its directory), with the Makefile's LAMBDA_FLAGS and its
+// LAMBDA_ENV retargeted to goos/goarch; with minimal, the baselines under
+// testdata/ too. The functions are one `go build` of every FUNCTIONS
+// directory: with a warm cache it costs what one function's
+// `make build-<LogicalId>` does, where 49 of those cost 49 go commands
+// loading the package graph. TestEveryTemplateFunctionBuilds holds the
+// Makefile's own target to the same command and the same bytes. dir is
+// best kept from run to run (buildDir): go build relinks only a binary
+// that is out of date, which in a new directory each is.
 func buildAll(mk *makefile, goos, goarch, dir string, minimal bool) *buildSet {
 	s := &buildSet{done: make(chan struct{}), builds: map[string]*build{}}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		goTool = "go"
 	}
-	type job struct {
-		id  string
-		cmd func(out string) *exec.Cmd
+	goBuild := func(out string, pkgs ...string) *exec.Cmd {
+		args := append([]string{"build"}, mk.LambdaFlags...)
+		args = append(args, "-o", out)
+		cmd := exec.Command(goTool, append(args, pkgs...)...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), mk.envFor(goos, goarch)...)
+		return cmd
 	}
-	var jobs []job
-	for _, fn := range mk.Functions {
-		jobs = append(jobs, job{fn.ID, func(out string) *exec.Cmd {
-			args := []string{"--no-print-directory", "build-" + fn.ID, "ARTIFACTS_DIR=" + out, "GO=" + goTool}
-			if !mk.targets(goos, goarch) {
-				args = append(args, "LAMBDA_ENV="+strings.Join(mk.envFor(goos, goarch), " "))
-			}
-			return exec.Command("make", args...)
-		}})
-	}
-	if minimal {
-		for _, id := range baselineIDs {
-			jobs = append(jobs, job{id, func(out string) *exec.Cmd {
-				args := append([]string{"build"}, mk.LambdaFlags...)
-				args = append(args, "-o", filepath.Join(out, "bootstrap"), "./e2e/testdata/"+id)
-				cmd := exec.Command(goTool, args...)
-				cmd.Env = append(os.Environ(), mk.envFor(goos, goarch)...)
-				return cmd
-			}})
-		}
-	}
-	for _, j := range jobs {
-		s.builds[j.id] = &build{}
-	}
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for _, j := range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			b := s.builds[j.id]
-			out := filepath.Join(dir, j.id)
-			cmd := j.cmd(out)
-			cmd.Dir = root
-			if cmd.Env == nil {
-				cmd.Env = os.Environ()
-			}
-			// A make running these tests must not lend its jobserver.
-			cmd.Env = append(cmd.Env, "MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=")
-			start := time.Now()
-			output, err := cmd.CombinedOutput()
+	// run runs cmd, then fills the build of each id from where cmd left
+	// its binary (at of id) moved to dir/<id>/bootstrap.
+	run := func(cmd *exec.Cmd, ids []string, at func(id string) string) {
+		start := time.Now()
+		output, err := cmd.CombinedOutput()
+		for _, id := range ids {
+			b := s.builds[id]
 			b.Took, b.Output = time.Since(start), string(output)
 			if err != nil {
 				b.Err = fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
-				return
+				continue
 			}
-			b.Path = filepath.Join(out, "bootstrap")
+			b.Path = at(id)
 			fi, err := os.Stat(b.Path)
 			if err != nil {
-				b.Err = fmt.Errorf("%s built no bootstrap: %w", strings.Join(cmd.Args, " "), err)
-				return
+				b.Err = fmt.Errorf("%s built no binary for %s: %w", strings.Join(cmd.Args, " "), id, err)
+				continue
 			}
 			b.Size = fi.Size()
-		}()
+		}
+	}
+	var ids, pkgs []string
+	dirOf := map[string]string{}
+	for _, fn := range mk.Functions {
+		s.builds[fn.ID] = &build{}
+		ids = append(ids, fn.ID)
+		pkgs = append(pkgs, "./functions/"+fn.Dir)
+		dirOf[fn.ID] = fn.Dir
+	}
+	all := filepath.Join(dir, "_functions")
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		// go build -o DIR/ names each binary after its package's directory.
+		run(goBuild(all+string(filepath.Separator), pkgs...), ids, func(id string) string { return filepath.Join(all, dirOf[id]) })
+	}()
+	if minimal {
+		for _, id := range baselineIDs {
+			s.builds[id] = &build{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out := filepath.Join(dir, "_"+id)
+				run(goBuild(out, "./e2e/testdata/"+id), []string{id}, func(string) string { return out })
+			}()
+		}
 	}
 	go func() {
 		wg.Wait()
@@ -309,9 +333,12 @@ func buildAll(mk *makefile, goos, goarch, dir string, minimal bool) *buildSet {
 	return s
 }
 
-// TestEveryTemplateFunctionBuilds builds, through `make build-<LogicalId>`
-// as SAM runs it, every AWS::Serverless::Function of template.yaml (TestMain
-// built them), and checks that the Makefile's FUNCTIONS lists nothing else.
+// TestEveryTemplateFunctionBuilds: every AWS::Serverless::Function of
+// template.yaml is in the Makefile's FUNCTIONS and nothing else is; each
+// built (TestMain built them with the Makefile's flags); the Makefile's
+// build-<LogicalId>, which SAM runs, is for each exactly that go build of
+// its directory into ARTIFACTS_DIR/bootstrap (make -n); and run for real
+// for one function, it makes the same bytes as TestMain's build.
 func TestEveryTemplateFunctionBuilds(t *testing.T) {
 	tmpl := parseTemplate(t)
 	listed := map[string]bool{}
@@ -330,7 +357,7 @@ func TestEveryTemplateFunctionBuilds(t *testing.T) {
 		}
 		delete(listed, id)
 		if _, b := host.binary(t, id); b.Size == 0 {
-			t.Errorf("%s: make build-%s built an empty bootstrap", id, id)
+			t.Errorf("%s: built an empty bootstrap", id)
 		}
 	}
 	if n == 0 {
@@ -338,5 +365,40 @@ func TestEveryTemplateFunctionBuilds(t *testing.T) {
 	}
 	for id := range listed {
 		t.Errorf("FUNCTIONS lists %s, which template.yaml does not declare", id)
+	}
+	for _, fn := range mk.Functions {
+		out, err := exec.Command("make", "-n", "--no-print-directory", "-C", root, "build-"+fn.ID, "ARTIFACTS_DIR=ART").CombinedOutput()
+		want := strings.Join(append(append(append([]string{}, mk.LambdaEnv...), "go", "build"), mk.LambdaFlags...), " ")
+		got := strings.TrimSpace(string(out))
+		// make -n prints the recipe as the shell gets it: LAMBDA_FLAGS keeps
+		// its quotes there.
+		got = strings.ReplaceAll(got, `"`, "")
+		if err != nil || got != want+" -o ART/bootstrap ./functions/"+fn.Dir {
+			t.Errorf("make build-%s runs %q (%v), want %q", fn.ID, got, err, want+" -o ART/bootstrap ./functions/"+fn.Dir)
+		}
+	}
+	fn := mk.Functions[0]
+	art := t.TempDir()
+	args := []string{"--no-print-directory", "-C", root, "build-" + fn.ID, "ARTIFACTS_DIR=" + art}
+	if !mk.targets(runtime.GOOS, runtime.GOARCH) {
+		args = append(args, "LAMBDA_ENV="+strings.Join(mk.envFor(runtime.GOOS, runtime.GOARCH), " "))
+	}
+	cmd := exec.Command("make", args...)
+	// A make running these tests must not lend its jobserver.
+	cmd.Env = append(os.Environ(), "MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make build-%s: %v\n%s", fn.ID, err, out)
+	}
+	made, err := os.ReadFile(filepath.Join(art, "bootstrap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, _ := host.binary(t, fn.ID)
+	built, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(made, built) {
+		t.Errorf("make build-%s made %d bytes that differ from the tests' build of %d bytes", fn.ID, len(made), len(built))
 	}
 }

@@ -115,13 +115,14 @@ func samples(tb testing.TB) map[string][]string {
 }
 
 // demoEnv is function id's environment on a stack seeded by
-// wiringtest.Demo, with the values Demo set for the in-process tests.
+// wiringtest.DemoStack, with the values wiringtest.Demo sets for the
+// in-process tests.
 func demoEnv(t *testing.T, tmpl *samTemplate, id string, st *stacktest.Stack) map[string]string {
 	t.Helper()
-	env := tmpl.functionEnv(t, id, stackConfig{Stack: st, CursorKey: os.Getenv(awsenv.EnvCursorKey)})
-	for _, k := range []string{awsenv.EnvTable, awsenv.EnvCursorKey, awsenv.EnvQueueURL} {
-		env[k] = os.Getenv(k)
-	}
+	env := tmpl.functionEnv(t, id, stackConfig{Stack: st, CursorKey: wiringtest.CursorKey})
+	env[awsenv.EnvTable] = st.Table
+	env[awsenv.EnvCursorKey] = wiringtest.CursorKey
+	env[awsenv.EnvQueueURL] = st.Resources.Queues["TranslationQueue"]
 	return env
 }
 
@@ -132,12 +133,15 @@ func TestSamples(t *testing.T) {
 	byDir := samples(t)
 	for _, fn := range mk.Functions {
 		t.Run(fn.ID, func(t *testing.T) {
+			// Each function has its own stack and process: they run side by
+			// side, most of their time spent waiting on a process or moto.
+			t.Parallel()
 			files := byDir[fn.Dir]
 			if len(files) == 0 {
 				t.Skipf("SKIPPED: %s has no events/%s.json sample to invoke it with", fn.ID, fn.Dir)
 			}
 			bin, _ := host.binary(t, fn.ID)
-			st, _ := wiringtest.Demo(t)
+			st, _ := wiringtest.DemoStack(t)
 			env := demoEnv(t, tmpl, fn.ID, st)
 			r := lambdart.Start(t, bin, env)
 			r.Timeout = functionTimeout(t, fn.ID)

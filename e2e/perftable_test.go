@@ -23,7 +23,7 @@ func TestPerformanceTable(t *testing.T) {
 		t.Skip("prints the performance table for `make bench` (PERF_TABLE=1); make test asserts the size budget in TestArm64Bootstrap and that every function inits in TestColdInitReport")
 	}
 	const perfRuns = 15
-	arm := buildAll(mk, "linux", "arm64", t.TempDir(), false)
+	arm := buildAll(mk, "linux", "arm64", armDir(t), false)
 	arm.wait()
 	st := stacktest.New(t)
 	starts := coldStarts(t, st)

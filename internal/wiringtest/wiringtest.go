@@ -23,11 +23,28 @@ import (
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
-// Demo gives t a fresh stack seeded with fixtures/demo.json, and points
-// the function's environment at it. DemoAs also runs the test as a
-// function: its handler's calls are held to the function's policy in
+// CursorKey is the CURSOR_KEY Demo sets.
+const CursorKey = "wiring-test-cursor-key-0123456789"
+
+// Demo gives t a fresh stack seeded with fixtures/demo.json (DemoStack),
+// and points the function's environment at it. DemoAs also runs the test
+// as a function: its handler's calls are held to the function's policy in
 // template.yaml, as in AWS.
 func Demo(t *testing.T) (*stacktest.Stack, *fixture.Document) {
+	t.Helper()
+	st, d := DemoStack(t)
+	t.Setenv(awsenv.EnvTable, st.Table)
+	t.Setenv(awsenv.EnvCursorKey, CursorKey)
+	t.Setenv(awsenv.EnvQueueURL, st.Resources.Queues["TranslationQueue"])
+	t.Setenv(awsenv.EnvDeliveryQueueURL, st.Resources.Queues["DeliveryQueue"])
+	t.Setenv(awsenv.EnvSlowDeliveryQueueURL, st.Resources.Queues["SlowDeliveryQueue"])
+	return st, d
+}
+
+// DemoStack gives t a fresh stack seeded with fixtures/demo.json and
+// leaves the process's environment alone, so that parallel tests may each
+// have one (a test that starts a function's process passes it its own).
+func DemoStack(t *testing.T) (*stacktest.Stack, *fixture.Document) {
 	t.Helper()
 	st := stacktest.New(t)
 	d, err := fixture.Parse(chatbundle.DemoFixture)
@@ -41,11 +58,6 @@ func Demo(t *testing.T) (*stacktest.Stack, *fixture.Document) {
 	if err := fixturestore.New(dynamodb.NewFromConfig(st.AWS), st.Table).Apply(context.Background(), d, now); err != nil {
 		t.Fatalf("apply demo fixture: %v", err)
 	}
-	t.Setenv(awsenv.EnvTable, st.Table)
-	t.Setenv(awsenv.EnvCursorKey, "wiring-test-cursor-key-0123456789")
-	t.Setenv(awsenv.EnvQueueURL, st.Resources.Queues["TranslationQueue"])
-	t.Setenv(awsenv.EnvDeliveryQueueURL, st.Resources.Queues["DeliveryQueue"])
-	t.Setenv(awsenv.EnvSlowDeliveryQueueURL, st.Resources.Queues["SlowDeliveryQueue"])
 	st.Calls.Reset()
 	return st, d
 }
