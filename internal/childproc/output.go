@@ -5,8 +5,9 @@ import (
 	"sync"
 )
 
-// Output collects what a child process prints on both its streams, which
-// it writes at once: set it as cmd.Stdout and cmd.Stderr.
+// Output collects what is written to it from several goroutines at once:
+// a child process's two streams (set it as cmd.Stdout and cmd.Stderr), or
+// the log lines of handlers serving concurrently.
 type Output struct {
 	mu sync.Mutex
 	b  bytes.Buffer

@@ -1,7 +1,6 @@
 package lambdart
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -9,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/chatbridge/chat/internal/childproc"
 	"io"
 	"net"
 	"net/http"
@@ -22,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/chatbridge/chat/internal/childproc"
 )
 
 // APIVersion is the Runtime API version this package serves.
@@ -83,7 +83,7 @@ type Runtime struct {
 	addr string
 	srv  *http.Server
 	cmd  *exec.Cmd
-	logs lockedBuffer
+	logs childproc.Output
 
 	queue   chan *invocation // unbuffered: a send completes when /next takes it
 	closing chan struct{}
@@ -538,23 +538,4 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
-}
-
-// lockedBuffer is a bytes.Buffer safe for the process's writes and the
-// test's reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
