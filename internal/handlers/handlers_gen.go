@@ -13,6 +13,7 @@ import (
 	"github.com/chatbridge/chat/pkg/inboundapi"
 	"github.com/chatbridge/chat/pkg/integratorsapi"
 	"github.com/chatbridge/chat/pkg/membersapi"
+	"github.com/chatbridge/chat/pkg/membersapi/channelmessages"
 	"github.com/chatbridge/chat/pkg/roomsapi"
 	"github.com/chatbridge/chat/pkg/webhooks"
 	"github.com/chatbridge/chat/pkg/webhooksapi"
@@ -38,7 +39,7 @@ var HTTP = map[string]app.HTTPConstructor{
 	"InboundWebhookFunction":              inboundapi.Inbound,
 	"JoinRoomFunction":                    roomsapi.Join,
 	"ListAuditEventsFunction":             webhooksapi.AuditEvents,
-	"ListChannelMessagesFunction":         membersapi.ChannelMessages,
+	"ListChannelMessagesFunction":         channelmessages.ChannelMessages,
 	"ListChannelsFunction":                membersapi.Channels,
 	"ListGuestMessagesFunction":           roomsapi.GuestMessages,
 	"ListInboundRequestsFunction":         inboundapi.RequestLog,
