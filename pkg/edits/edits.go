@@ -126,13 +126,13 @@ const maxRaces = 5
 // If-Match header) is set and not the current revision. An edit that
 // leaves the content as it was changes nothing and returns the message as
 // it is. Errors otherwise: those of Store.
-func (s *Service) Edit(ctx context.Context, actor Actor, channelID, messageID, content, ifMatch string) (rooms.MessageView, error) {
+func (s *Service) Edit(ctx context.Context, actor Actor, channelID, messageID, content, ifMatch string) (chat.MessageView, error) {
 	if problem := messages.CheckContent(content); problem != "" {
-		return rooms.MessageView{}, chat.FieldError("content", problem)
+		return chat.MessageView{}, chat.FieldError("content", problem)
 	}
 	rev, ok := ParseIfMatch(ifMatch)
 	if !chat.ValidID(messageID) {
-		return rooms.MessageView{}, ErrNotFound()
+		return chat.MessageView{}, ErrNotFound()
 	}
 	if !ok {
 		// No revision matches a value that is not one; the message's
@@ -144,7 +144,7 @@ func (s *Service) Edit(ctx context.Context, actor Actor, channelID, messageID, c
 		c.Now = s.Now().UTC()
 		old, applied, found, err := s.Store.EditMessage(ctx, c)
 		if err != nil {
-			return rooms.MessageView{}, err
+			return chat.MessageView{}, err
 		}
 		if applied {
 			// The old revision's translations are never shown again: the
@@ -153,14 +153,14 @@ func (s *Service) Edit(ctx context.Context, actor Actor, channelID, messageID, c
 			return rooms.ViewOf(Edited(old, content, c.Now), nil, ""), nil
 		}
 		if err := refusal(actor, old, found, false, rev); err != nil {
-			return rooms.MessageView{}, err
+			return chat.MessageView{}, err
 		}
 		if old.Content == content {
 			// Nothing to change: no revision, no event, no translation.
 			return rooms.ViewOf(old, nil, ""), nil
 		}
 		if race >= maxRaces {
-			return rooms.MessageView{}, chat.Unavailable(chat.Errorf(chat.EConflict, "edit of message %s kept racing", messageID))
+			return chat.MessageView{}, chat.Unavailable(chat.Errorf(chat.EConflict, "edit of message %s kept racing", messageID))
 		}
 	}
 }

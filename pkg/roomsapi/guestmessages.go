@@ -9,7 +9,6 @@ import (
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/messageview"
-	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 // GuestAuthenticator resolves a guest token for a room (rooms.GuestAuth).
@@ -20,12 +19,12 @@ type GuestAuthenticator interface {
 // GuestMessageLister lists a room's messages as one guest reads them
 // (rooms.Lister).
 type GuestMessageLister interface {
-	List(ctx context.Context, s chat.GuestSession, room chat.Room, after string, limit int) (chat.Page[rooms.MessageView], error)
+	List(ctx context.Context, s chat.GuestSession, room chat.Room, after string, limit int) (chat.Page[chat.MessageView], error)
 }
 
 // GuestMessagePoster posts a guest's message (rooms.Poster).
 type GuestMessagePoster interface {
-	Post(ctx context.Context, s chat.GuestSession, room chat.Room, content string) (rooms.MessageView, error)
+	Post(ctx context.Context, s chat.GuestSession, room chat.Room, content string) (chat.MessageView, error)
 }
 
 // GuestHandler is a handler of a guest endpoint, called only for a live

@@ -15,7 +15,6 @@ import (
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/members"
 	"github.com/chatbridge/chat/pkg/messageview"
-	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -32,7 +31,7 @@ func ChannelMessages(a *app.App) (http.Handler, error) {
 // ChannelMessageLister lists a channel's messages as a member reads them
 // (members.Service).
 type ChannelMessageLister interface {
-	ListMessages(ctx context.Context, p workspaces.Principal, channelID, after string, limit int) (chat.Page[rooms.MessageView], error)
+	ListMessages(ctx context.Context, p workspaces.Principal, channelID, after string, limit int) (chat.Page[chat.MessageView], error)
 }
 
 // ChannelMessagesHandler serves GET
