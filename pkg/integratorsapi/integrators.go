@@ -1,13 +1,12 @@
-// Package integratorsapi serves the integrators' endpoints (contract
-// section 14): test a webhook now, recover its failed deliveries.
+// Package integratorsapi serves the integrators' webhook test (contract
+// section 14): one webhook.test delivery now. The recovery of failed
+// deliveries is deliveriesapi's.
 package integratorsapi
 
 import (
 	"context"
 	"net/http"
-	"time"
 
-	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/webhooks"
@@ -19,12 +18,6 @@ import (
 // (attempt.Tester through the app's conversion of the webhook).
 type WebhookTester interface {
 	Test(ctx context.Context, w webhooks.Webhook) (delivery.Attempt, error)
-}
-
-// DeliveryRecoverer queues a webhook's failed deliveries of a window again
-// (delivery.Recoverer).
-type DeliveryRecoverer interface {
-	Recover(ctx context.Context, workspaceID, kind, webhookID string, since, until time.Time) (int, error)
 }
 
 type testView struct {
@@ -54,40 +47,6 @@ func TestWebhookHandler(kind webhooks.Kind, m webhooksapi.WebhookManager, t Webh
 			v.Error = &a.Error
 		}
 		httpapi.JSON(w, http.StatusOK, dataBody{v})
-	})
-}
-
-// RecoverDeliveriesHandler serves POST .../{outbound,support}-webhooks/
-// {id}/recover (contract section 14, admin): {"since", "until"} queues the
-// webhook's failed deliveries of that window again, 202 with how many. An
-// inactive webhook is refused (422 on active): its deliveries would be
-// dropped.
-func RecoverDeliveriesHandler(kind webhooks.Kind, m webhooksapi.WebhookManager, rec DeliveryRecoverer, now chat.Clock) http.Handler {
-	return webhooksapi.ByID(kind, m, func(w http.ResponseWriter, r *http.Request, _ workspaces.Principal, wh webhooks.Webhook) {
-		obj, _, err := httpapi.ReadObject(r)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		since, until, err := delivery.RecoverWindow(obj, now())
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		if !wh.Active {
-			var v chat.Validation
-			v.Add("active", "The webhook is inactive: re-enable it (active: true) before recovering its deliveries.")
-			httpapi.Error(w, r, v.Err())
-			return
-		}
-		n, err := rec.Recover(r.Context(), wh.WorkspaceID, string(kind), wh.ID, since, until)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		httpapi.JSON(w, http.StatusAccepted, dataBody{struct {
-			Queued int `json:"queued"`
-		}{n}})
 	})
 }
 

@@ -3,18 +3,14 @@ package integratorsapi
 import (
 	"context"
 	"net/http"
-	"os"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/delivering"
-	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/delivery/attempt"
 	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
 	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
-	"github.com/chatbridge/chat/pkg/sqsqueue"
 	"github.com/chatbridge/chat/pkg/webhooks"
 	"github.com/chatbridge/chat/pkg/webhooksapi"
 )
@@ -51,19 +47,5 @@ func Test(kind webhooks.Kind) app.HTTPConstructor {
 		d := &attempt.Deliverer{Client: g.Client(), Now: a.Now}
 		log := deliverystore.New(a.DB, a.Table)
 		return TestWebhookHandler(kind, m, tester{t: &attempt.Tester{Deliverer: d, Log: log, IDs: a.IDs}, now: a.Now}), nil
-	}
-}
-
-// Recover builds Recover<kind>DeliveriesFunction, queueing on
-// DELIVERY_QUEUE_URL.
-func Recover(kind webhooks.Kind) app.HTTPConstructor {
-	return func(a *app.App) (http.Handler, error) {
-		_, m, err := webhooksapi.Service(a)
-		if err != nil {
-			return nil, err
-		}
-		q := sqsqueue.New(sqs.NewFromConfig(a.AWS), os.Getenv(awsenv.EnvDeliveryQueueURL))
-		rec := &delivery.Recoverer{Store: deliverystore.New(a.DB, a.Table), Queue: q, Now: a.Now}
-		return RecoverDeliveriesHandler(kind, m, rec, a.Now), nil
 	}
 }

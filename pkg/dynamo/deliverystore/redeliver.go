@@ -33,6 +33,24 @@ func redeliverPK(ws, webhook string, window time.Time) string {
 // log's check) with one GetItem of the webhook's by-id item. Errors:
 // ENotFound when there is none of kind in workspace ws.
 func (s *Store) EventWebhookOf(ctx context.Context, ws, kind, id string) error {
+	_, err := s.eventWebhook(ctx, ws, kind, id, "workspace_id, deleted_at")
+	return err
+}
+
+// EventWebhookActive reports whether webhook id of kind in workspace ws is
+// active (the recovery's check), with one GetItem of its by-id item.
+// Errors: ENotFound when there is none of kind in ws; EUnavailable.
+func (s *Store) EventWebhookActive(ctx context.Context, ws, kind, id string) (bool, error) {
+	it, err := s.eventWebhook(ctx, ws, kind, id, "workspace_id, deleted_at, active")
+	if err != nil {
+		return false, err
+	}
+	return dynamo.GetBool(it, "active"), nil
+}
+
+// eventWebhook reads projection of the by-id item of webhook id of kind,
+// if it is one of workspace ws and not deleted.
+func (s *Store) eventWebhook(ctx context.Context, ws, kind, id, projection string) (map[string]types.AttributeValue, error) {
 	var k map[string]types.AttributeValue
 	switch kind {
 	case events.KindOutbound:
@@ -40,17 +58,17 @@ func (s *Store) EventWebhookOf(ctx context.Context, ws, kind, id string) error {
 	case events.KindSupport:
 		k = dynamo.Key(dynamo.SupportPK(id), dynamo.MetaSK)
 	default:
-		return chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, id)
+		return nil, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, id)
 	}
 	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: k, ConsistentRead: aws.Bool(true),
-		ProjectionExpression: aws.String("workspace_id, deleted_at")})
+		ProjectionExpression: aws.String(projection)})
 	if err != nil {
-		return dynamo.Fail("get webhook "+id, err)
+		return nil, dynamo.Fail("get webhook "+id, err)
 	}
 	if out.Item == nil || dynamo.GetS(out.Item, "workspace_id") != ws || out.Item["deleted_at"] != nil {
-		return chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, id)
+		return nil, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, id)
 	}
-	return nil
+	return out.Item, nil
 }
 
 // ClaimRedelivery implements delivery.RedeliverStore with one
