@@ -128,6 +128,11 @@ func WebhookCacheTTL() (time.Duration, error) {
 // section 11). Empty in AWS.
 const EnvOutboundAllowCIDRS = "OUTBOUND_ALLOW_CIDRS"
 
+// EnvOutboundAllowOnly, "true", allows outbound requests only to the
+// ranges of OUTBOUND_ALLOW_CIDRS ("false" or unset: every public address
+// too).
+const EnvOutboundAllowOnly = "OUTBOUND_ALLOW_ONLY"
+
 // InitLambdaLogger makes the default logger write JSON lines carrying the
 // Lambda request id.
 func InitLambdaLogger() {

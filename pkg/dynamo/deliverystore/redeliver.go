@@ -48,7 +48,26 @@ func (s *Store) EventWebhookActive(ctx context.Context, ws, kind, id string) (bo
 	return dynamo.GetBool(it, "active"), nil
 }
 
-// eventWebhook reads projection of the by-id item of webhook id of kind,
+// EventWebhook returns webhook id of kind in workspace ws as a delivery
+// to it sees it (a test delivery's), with one GetItem of its by-id twin.
+// Errors: ENotFound when there is none of kind in ws; EUnavailable.
+func (s *Store) EventWebhook(ctx context.Context, ws, kind, id string) (delivery.Webhook, error) {
+	it, err := s.eventWebhook(ctx, ws, kind, id, "")
+	if err != nil {
+		return delivery.Webhook{}, err
+	}
+	created, err := time.Parse(time.RFC3339Nano, dynamo.GetS(it, "created_at"))
+	if err != nil {
+		return delivery.Webhook{}, chat.Internal(fmt.Errorf("deliverystore: webhook %s: created_at: %w", id, err))
+	}
+	sk := dynamo.OutboundSK(created, id)
+	if kind == events.KindSupport {
+		sk = dynamo.SupportSK(created, id)
+	}
+	return webhookOf(it, kind, ws, sk), nil
+}
+
+// eventWebhook reads projection ("" for the whole item) of the by-id item of webhook id of kind,
 // if it is one of workspace ws and not deleted.
 func (s *Store) eventWebhook(ctx context.Context, ws, kind, id, projection string) (map[string]types.AttributeValue, error) {
 	var k map[string]types.AttributeValue
@@ -60,8 +79,11 @@ func (s *Store) eventWebhook(ctx context.Context, ws, kind, id, projection strin
 	default:
 		return nil, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, id)
 	}
-	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: k, ConsistentRead: aws.Bool(true),
-		ProjectionExpression: aws.String(projection)})
+	in := &dynamodb.GetItemInput{TableName: &s.Name, Key: k, ConsistentRead: aws.Bool(true)}
+	if projection != "" {
+		in.ProjectionExpression = aws.String(projection)
+	}
+	out, err := s.Client.GetItem(ctx, in)
 	if err != nil {
 		return nil, dynamo.Fail("get webhook "+id, err)
 	}
