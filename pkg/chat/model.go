@@ -360,3 +360,9 @@ type MessageView struct {
 	Language   string
 	Translated bool
 }
+
+// OriginalView is m as its author reads it: the original content in its
+// source language (what rooms.ViewOf shows without translations).
+func OriginalView(m Message) MessageView {
+	return MessageView{Message: m, Content: m.Content, Language: m.SourceLanguage}
+}

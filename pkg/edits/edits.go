@@ -8,7 +8,6 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/messages"
-	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 // Actor is who edits or deletes: a workspace user, a guest or an inbound
@@ -150,14 +149,14 @@ func (s *Service) Edit(ctx context.Context, actor Actor, channelID, messageID, c
 			// The old revision's translations are never shown again: the
 			// write cleared the languages that name them. The new
 			// revision's replace them; a deletion removes them all.
-			return rooms.ViewOf(Edited(old, content, c.Now), nil, ""), nil
+			return chat.OriginalView(Edited(old, content, c.Now)), nil
 		}
 		if err := refusal(actor, old, found, false, rev); err != nil {
 			return chat.MessageView{}, err
 		}
 		if old.Content == content {
 			// Nothing to change: no revision, no event, no translation.
-			return rooms.ViewOf(old, nil, ""), nil
+			return chat.OriginalView(old), nil
 		}
 		if race >= maxRaces {
 			return chat.MessageView{}, chat.Unavailable(chat.Errorf(chat.EConflict, "edit of message %s kept racing", messageID))

@@ -142,9 +142,9 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 		if held.Fingerprint != key.Fingerprint {
 			return Posted{}, chat.Errorf(chat.EIdempotencyKeyReused, "This Idempotency-Key was already used with a different request.")
 		}
-		return Posted{View: rooms.ViewOf(held.Message, nil, ""), Replayed: true}, nil
+		return Posted{View: chat.OriginalView(held.Message), Replayed: true}, nil
 	}
-	return Posted{View: rooms.ViewOf(m, nil, "")}, nil
+	return Posted{View: chat.OriginalView(m)}, nil
 }
 
 // Fingerprint identifies "the same request" for a key: channel, content

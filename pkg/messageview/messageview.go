@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 // MaxBytes is the longest view Encode returns: httpapi.MaxItemBytes, the
@@ -117,5 +116,5 @@ func Encode(v chat.MessageView) ([]byte, error) {
 	if err != nil || len(b) <= MaxBytes || !v.Translated {
 		return b, err
 	}
-	return json.Marshal(Of(rooms.ViewOf(v.Message, nil, "")))
+	return json.Marshal(Of(chat.OriginalView(v.Message)))
 }

@@ -137,7 +137,7 @@ func ViewOf(m chat.Message, translations map[string]string, tag string) chat.Mes
 			return chat.MessageView{Message: m, Content: text, Language: lang, Translated: true}
 		}
 	}
-	return chat.MessageView{Message: m, Content: m.Content, Language: m.SourceLanguage}
+	return chat.OriginalView(m)
 }
 
 // pick returns the language of m's stored translation that serves a reader
