@@ -4,7 +4,7 @@ package main
 
 import (
 	"github.com/chatbridge/chat/pkg/app/httpfn"
-	"github.com/chatbridge/chat/pkg/membersapi"
+	"github.com/chatbridge/chat/pkg/membersapi/channelmessages"
 )
 
-func main() { httpfn.Run("ListChannelMessagesFunction", membersapi.ChannelMessages) }
+func main() { httpfn.Run("ListChannelMessagesFunction", channelmessages.ChannelMessages) }

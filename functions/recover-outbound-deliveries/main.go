@@ -4,10 +4,9 @@ package main
 
 import (
 	"github.com/chatbridge/chat/pkg/app/httpfn"
-	"github.com/chatbridge/chat/pkg/integratorsapi"
-	"github.com/chatbridge/chat/pkg/webhooks"
+	"github.com/chatbridge/chat/pkg/deliveriesapi"
 )
 
 func main() {
-	httpfn.Run("RecoverOutboundDeliveriesFunction", integratorsapi.Recover(webhooks.Outbound))
+	httpfn.Run("RecoverOutboundDeliveriesFunction", deliveriesapi.Recover(deliveriesapi.Outbound))
 }

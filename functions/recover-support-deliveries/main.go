@@ -4,8 +4,9 @@ package main
 
 import (
 	"github.com/chatbridge/chat/pkg/app/httpfn"
-	"github.com/chatbridge/chat/pkg/integratorsapi"
-	"github.com/chatbridge/chat/pkg/webhooks"
+	"github.com/chatbridge/chat/pkg/deliveriesapi"
 )
 
-func main() { httpfn.Run("RecoverSupportDeliveriesFunction", integratorsapi.Recover(webhooks.Support)) }
+func main() {
+	httpfn.Run("RecoverSupportDeliveriesFunction", deliveriesapi.Recover(deliveriesapi.Support))
+}

@@ -5,7 +5,6 @@ package main
 import (
 	"github.com/chatbridge/chat/pkg/app/httpfn"
 	"github.com/chatbridge/chat/pkg/integratorsapi"
-	"github.com/chatbridge/chat/pkg/webhooks"
 )
 
-func main() { httpfn.Run("TestSupportWebhookFunction", integratorsapi.Test(webhooks.Support)) }
+func main() { httpfn.Run("TestSupportWebhookFunction", integratorsapi.Test(integratorsapi.Support)) }

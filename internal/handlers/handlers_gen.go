@@ -13,6 +13,7 @@ import (
 	"github.com/chatbridge/chat/pkg/inboundapi"
 	"github.com/chatbridge/chat/pkg/integratorsapi"
 	"github.com/chatbridge/chat/pkg/membersapi"
+	"github.com/chatbridge/chat/pkg/membersapi/channelmessages"
 	"github.com/chatbridge/chat/pkg/roomsapi"
 	"github.com/chatbridge/chat/pkg/webhooks"
 	"github.com/chatbridge/chat/pkg/webhooksapi"
@@ -38,7 +39,7 @@ var HTTP = map[string]app.HTTPConstructor{
 	"InboundWebhookFunction":              inboundapi.Inbound,
 	"JoinRoomFunction":                    roomsapi.Join,
 	"ListAuditEventsFunction":             webhooksapi.AuditEvents,
-	"ListChannelMessagesFunction":         membersapi.ChannelMessages,
+	"ListChannelMessagesFunction":         channelmessages.ChannelMessages,
 	"ListChannelsFunction":                membersapi.Channels,
 	"ListGuestMessagesFunction":           roomsapi.GuestMessages,
 	"ListInboundRequestsFunction":         inboundapi.RequestLog,
@@ -50,15 +51,15 @@ var HTTP = map[string]app.HTTPConstructor{
 	"ListSupportWebhooksFunction":         webhooksapi.SupportWebhooks,
 	"PostChannelMessageFunction":          membersapi.PostChannelMessage,
 	"PostGuestMessageFunction":            roomsapi.PostGuestMessage,
-	"RecoverOutboundDeliveriesFunction":   integratorsapi.Recover(webhooks.Outbound),
-	"RecoverSupportDeliveriesFunction":    integratorsapi.Recover(webhooks.Support),
+	"RecoverOutboundDeliveriesFunction":   deliveriesapi.Recover(deliveriesapi.Outbound),
+	"RecoverSupportDeliveriesFunction":    deliveriesapi.Recover(deliveriesapi.Support),
 	"RedeliverOutboundFunction":           deliveriesapi.Redeliver(deliveriesapi.Outbound),
 	"RedeliverSupportFunction":            deliveriesapi.Redeliver(deliveriesapi.Support),
 	"RotateInboundWebhookSecretFunction":  webhooksapi.Rotate(webhooks.Inbound),
 	"RotateOutboundWebhookSecretFunction": webhooksapi.Rotate(webhooks.Outbound),
 	"RotateSupportWebhookSecretFunction":  webhooksapi.Rotate(webhooks.Support),
-	"TestOutboundWebhookFunction":         integratorsapi.Test(webhooks.Outbound),
-	"TestSupportWebhookFunction":          integratorsapi.Test(webhooks.Support),
+	"TestOutboundWebhookFunction":         integratorsapi.Test(integratorsapi.Outbound),
+	"TestSupportWebhookFunction":          integratorsapi.Test(integratorsapi.Support),
 	"UpdateInboundWebhookFunction":        webhooksapi.Update(webhooks.Inbound),
 	"UpdateOutboundWebhookFunction":       webhooksapi.Update(webhooks.Outbound),
 	"UpdateSupportWebhookFunction":        webhooksapi.Update(webhooks.Support),

@@ -36,7 +36,9 @@ type App struct {
 	Now   chat.Clock
 	// CursorKey is the key list cursors are signed with (CURSOR_KEY), nil
 	// when unset. The functions that page build their codec on it
-	// (cursor.Of): the others do not link package cursor.
+	// (cursor.Of): the others do not link package cursor. A key shorter
+	// than MinCursorKeyLen is refused at init (httpfn.FromEnv,
+	// realtiming.FromEnv).
 	CursorKey []byte
 	// Metrics records CloudWatch metrics (EMF on stdout); nil records none.
 	Metrics awsenv.MetricRecorder
@@ -102,6 +104,11 @@ func FromEnvWith(ctx context.Context, load awsenv.Loader, extra ...string) (*App
 	return a, env, nil
 }
 
+// MinCursorKeyLen is the shortest CURSOR_KEY a function accepts:
+// cursor.MinKeyLen, which a test holds it equal to (httpfn checks the key
+// without linking package cursor).
+const MinCursorKeyLen = 16
+
 // EnvWebhookCacheTTL sets how long a warm function keeps a webhook's
 // settings in memory (a Go duration, default 30s).
 const EnvWebhookCacheTTL = "WEBHOOK_CACHE_TTL"
@@ -120,6 +127,11 @@ func WebhookCacheTTL() (time.Duration, error) {
 // exempt from the blocked ranges, where http is also accepted (contract
 // section 11). Empty in AWS.
 const EnvOutboundAllowCIDRS = "OUTBOUND_ALLOW_CIDRS"
+
+// EnvOutboundAllowOnly, "true", allows outbound requests only to the
+// ranges of OUTBOUND_ALLOW_CIDRS ("false" or unset: every public address
+// too).
+const EnvOutboundAllowOnly = "OUTBOUND_ALLOW_ONLY"
 
 // InitLambdaLogger makes the default logger write JSON lines carrying the
 // Lambda request id.

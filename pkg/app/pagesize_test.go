@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/chatbridge/chat/internal/racetest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,13 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chatbridge/chat/internal/racetest"
+
 	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/messages"
-	"github.com/chatbridge/chat/pkg/roomsapi"
 )
 
 // listedPage is one page of a list as a client receives it.
@@ -166,7 +166,7 @@ func TestGuestListOfLargestMessagesIsComplete(t *testing.T) {
 			}
 			// The default limit: every page here is cut by size (or is the last).
 			for _, limit := range []int{25} {
-				items, sizes := w.walk(t, w.msgsPath(w.room), limit, map[string]string{roomsapi.GuestTokenHeader: w.guestToken}, 3)
+				items, sizes := w.walk(t, w.msgsPath(w.room), limit, map[string]string{httpapi.GuestTokenHeader: w.guestToken}, 3)
 				var got []string
 				for _, it := range items {
 					var v struct {
@@ -213,7 +213,7 @@ func TestGuestListShowsTheOriginalForATranslationTooLongForAPage(t *testing.T) {
 			t.Fatalf("save translation: %v", err)
 		}
 	}
-	items, sizes := w.walk(t, w.msgsPath(w.room), 25, map[string]string{roomsapi.GuestTokenHeader: w.guestToken}, 3)
+	items, sizes := w.walk(t, w.msgsPath(w.room), 25, map[string]string{httpapi.GuestTokenHeader: w.guestToken}, 3)
 	var got []string
 	for _, it := range items {
 		var v struct {

@@ -83,3 +83,13 @@ func WellFormedToken(token string) bool {
 	}
 	return true
 }
+
+// SeatToken is how a room's seat names a guest session: the first 32 hex
+// digits (128 bits) of the hash of its token, enough to tell a guest's
+// tokens apart.
+func SeatToken(tokenHash string) string {
+	if len(tokenHash) > 32 {
+		return tokenHash[:32]
+	}
+	return tokenHash
+}

@@ -347,3 +347,22 @@ func QueueSafe(r rune) bool {
 // WebhookTargetType is an audit event's target_type for a webhook of kind
 // (inbound, outbound, support).
 func WebhookTargetType(kind string) string { return kind + "_webhook" }
+
+// MessageView is a message as one reader sees it: the rooms', the
+// members', the editors' and the realtime pushes' alike.
+type MessageView struct {
+	Message Message
+	// Content is the translation into the reader's language when there is
+	// one, else the original content.
+	Content string
+	// Language is the translation's language, else the message's
+	// SourceLanguage.
+	Language   string
+	Translated bool
+}
+
+// OriginalView is m as its author reads it: the original content in its
+// source language (what rooms.ViewOf shows without translations).
+func OriginalView(m Message) MessageView {
+	return MessageView{Message: m, Content: m.Content, Language: m.SourceLanguage}
+}

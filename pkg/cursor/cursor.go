@@ -76,6 +76,9 @@ func Fits(position string) bool {
 	return len(position) <= MaxPositionLen && utf8.ValidString(position)
 }
 
+// Fits is the package's Fits, so that a Codec is an httpapi.Cursors.
+func (*Codec) Fits(position string) bool { return Fits(position) }
+
 // Decode returns the position carried by token, after checking that c made
 // it for scope. An empty token is not a cursor: callers treat an absent
 // cursor as the first page before calling Decode.

@@ -34,6 +34,17 @@ func Redeliver(kind string) app.HTTPConstructor {
 	}
 }
 
+// Recover builds Recover<kind>DeliveriesFunction, queueing on
+// DELIVERY_QUEUE_URL.
+func Recover(kind string) app.HTTPConstructor {
+	return func(a *app.App) (http.Handler, error) {
+		st := deliverystore.New(a.DB, a.Table)
+		q := sqsqueue.New(sqs.NewFromConfig(a.AWS), os.Getenv(awsenv.EnvDeliveryQueueURL))
+		rec := &delivery.Recoverer{Store: st, Queue: q, Now: a.Now}
+		return RecoverDeliveriesHandler(a.Authenticator(), kind, st, rec, a.Now), nil
+	}
+}
+
 // Kinds of the delivery log's functions.
 const (
 	Outbound = events.KindOutbound

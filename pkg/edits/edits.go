@@ -8,7 +8,6 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/messages"
-	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 // Actor is who edits or deletes: a workspace user, a guest or an inbound
@@ -126,13 +125,13 @@ const maxRaces = 5
 // If-Match header) is set and not the current revision. An edit that
 // leaves the content as it was changes nothing and returns the message as
 // it is. Errors otherwise: those of Store.
-func (s *Service) Edit(ctx context.Context, actor Actor, channelID, messageID, content, ifMatch string) (rooms.MessageView, error) {
+func (s *Service) Edit(ctx context.Context, actor Actor, channelID, messageID, content, ifMatch string) (chat.MessageView, error) {
 	if problem := messages.CheckContent(content); problem != "" {
-		return rooms.MessageView{}, chat.FieldError("content", problem)
+		return chat.MessageView{}, chat.FieldError("content", problem)
 	}
 	rev, ok := ParseIfMatch(ifMatch)
 	if !chat.ValidID(messageID) {
-		return rooms.MessageView{}, ErrNotFound()
+		return chat.MessageView{}, ErrNotFound()
 	}
 	if !ok {
 		// No revision matches a value that is not one; the message's
@@ -144,23 +143,23 @@ func (s *Service) Edit(ctx context.Context, actor Actor, channelID, messageID, c
 		c.Now = s.Now().UTC()
 		old, applied, found, err := s.Store.EditMessage(ctx, c)
 		if err != nil {
-			return rooms.MessageView{}, err
+			return chat.MessageView{}, err
 		}
 		if applied {
 			// The old revision's translations are never shown again: the
 			// write cleared the languages that name them. The new
 			// revision's replace them; a deletion removes them all.
-			return rooms.ViewOf(Edited(old, content, c.Now), nil, ""), nil
+			return chat.OriginalView(Edited(old, content, c.Now)), nil
 		}
 		if err := refusal(actor, old, found, false, rev); err != nil {
-			return rooms.MessageView{}, err
+			return chat.MessageView{}, err
 		}
 		if old.Content == content {
 			// Nothing to change: no revision, no event, no translation.
-			return rooms.ViewOf(old, nil, ""), nil
+			return chat.OriginalView(old), nil
 		}
 		if race >= maxRaces {
-			return rooms.MessageView{}, chat.Unavailable(chat.Errorf(chat.EConflict, "edit of message %s kept racing", messageID))
+			return chat.MessageView{}, chat.Unavailable(chat.Errorf(chat.EConflict, "edit of message %s kept racing", messageID))
 		}
 	}
 }

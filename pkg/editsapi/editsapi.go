@@ -15,12 +15,11 @@ import (
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/messageview"
-	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 // MessageEditor edits and deletes messages (edits.Service).
 type MessageEditor interface {
-	Edit(ctx context.Context, actor edits.Actor, channelID, messageID, content, ifMatch string) (rooms.MessageView, error)
+	Edit(ctx context.Context, actor edits.Actor, channelID, messageID, content, ifMatch string) (chat.MessageView, error)
 	Delete(ctx context.Context, actor edits.Actor, channelID, messageID string) error
 }
 
@@ -51,7 +50,7 @@ func Edit(w http.ResponseWriter, r *http.Request, svc MessageEditor, actor edits
 }
 
 // WriteEdited answers an edit: 200 with v, its revision as the ETag.
-func WriteEdited(w http.ResponseWriter, v rooms.MessageView) {
+func WriteEdited(w http.ResponseWriter, v chat.MessageView) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("ETag", `"`+strconv.Itoa(v.Message.Rev())+`"`)
 	httpapi.JSON(w, http.StatusOK, struct {

@@ -9,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/cursor"
 )
 
 // MaxPageBytes bounds the body of a list response (contract section 1,
@@ -25,19 +24,25 @@ const (
 	pageClose = `}}`
 )
 
+// MaxCursorLen is the longest cursor the lists accept, in characters:
+// cursor.MaxTokenLen, which a test holds it equal to (httpapi does not
+// import package cursor, so that the functions that do not page do not
+// link it).
+const MaxCursorLen = 2048
+
 // MaxItemBytes is the longest encoded item that always fits in a page
 // alone: MaxPageBytes less the frame with the longest cursor that
 // cursor.Decode accepts and a three-digit limit (workspaces.MaxLimit is
 // 100). A list whose item can be longer must shrink it before writing (as
 // the guest message list does with an oversized translation).
-const MaxItemBytes = MaxPageBytes - len(pageOpen) - len(metaOpen) - len(`""`) - cursor.MaxTokenLen -
+const MaxItemBytes = MaxPageBytes - len(pageOpen) - len(metaOpen) - len(`""`) - MaxCursorLen -
 	len(limitOpen) - len("100") - len(pageClose)
 
 // ServePage answers a list request: it reads the paging bound to scope
 // (ReadPaging), lists the page after its cursor, and writes it with each
 // item as view shows it (WritePage). A paging error is answered before
 // list runs.
-func ServePage[T, V any](w http.ResponseWriter, r *http.Request, codec *cursor.Codec, scope string,
+func ServePage[T, V any](w http.ResponseWriter, r *http.Request, codec Cursors, scope string,
 	list func(ctx context.Context, after string, limit int) (chat.Page[T], error), view func(T) V) {
 	paging, err := ReadPaging(r, codec, scope)
 	if err != nil {
@@ -123,7 +128,7 @@ func (p Paging) tail(rest func(k int) (string, bool), k int) ([]byte, error) {
 	if pos == "" {
 		b = append(b, "null"...)
 	} else {
-		if !cursor.Fits(pos) {
+		if !p.codec.Fits(pos) {
 			return nil, fmt.Errorf("position after item %d cannot be a cursor", k)
 		}
 		b = append(append(append(b, '"'), p.codec.Encode(p.scope, pos)...), '"')

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -45,12 +44,25 @@ type Paging struct {
 	After string
 	Limit int
 	scope string
-	codec *cursor.Codec
+	codec Cursors
+}
+
+// Cursors makes and reads the lists' cursors: a *cursor.Codec, which
+// the constructors that page build (cursor.Of).
+type Cursors interface {
+	// Encode returns the cursor of position in scope.
+	Encode(scope, position string) string
+	// Decode returns the position that token carries for scope. Errors:
+	// EValidation on "cursor".
+	Decode(scope, token string) (string, error)
+	// Fits reports whether Decode accepts the cursor Encode makes of
+	// position.
+	Fits(position string) bool
 }
 
 // ReadPaging validates the limit and cursor query parameters; scope binds
 // the cursor to one list of one workspace.
-func ReadPaging(r *http.Request, codec *cursor.Codec, scope string) (Paging, error) {
+func ReadPaging(r *http.Request, codec Cursors, scope string) (Paging, error) {
 	q, malformed := pagingQuery(r.URL.RawQuery)
 	p := Paging{Limit: workspaces.DefaultLimit, scope: scope, codec: codec}
 	var v chat.Validation

@@ -8,16 +8,16 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/edits"
 	"github.com/chatbridge/chat/pkg/jsonbody"
 	"github.com/chatbridge/chat/pkg/messages"
-	"github.com/chatbridge/chat/pkg/rooms"
 )
 
-// MessageEditor edits and deletes messages (edits.Service).
+// MessageEditor edits and deletes messages as an inbound webhook: its bot,
+// in its workspace (edits.Service, through the editor's adapter in
+// package webhookedits).
 type MessageEditor interface {
-	Edit(ctx context.Context, actor edits.Actor, channelID, messageID, content, ifMatch string) (rooms.MessageView, error)
-	Delete(ctx context.Context, actor edits.Actor, channelID, messageID string) error
+	EditAsWebhook(ctx context.Context, wh chat.InboundWebhook, workspaceID, channelID, messageID, content, ifMatch string) (chat.MessageView, error)
+	DeleteAsWebhook(ctx context.Context, wh chat.InboundWebhook, workspaceID, channelID, messageID string) error
 }
 
 // ChangeLogger writes an inbound change's request log record.
@@ -55,7 +55,7 @@ type Change struct {
 // for an edit, 204 for a deletion, or Err).
 type ChangeResult struct {
 	Result
-	View rooms.MessageView
+	View chat.MessageView
 }
 
 // Change decides one edit or deletion. The body of an edit is
@@ -137,13 +137,12 @@ func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Tim
 	case outcome == SignatureUsed:
 		return ChangeResult{Result: d.reject(ctx, errReplayed())}, false
 	}
-	wh := d.cfg.Webhook
-	actor := edits.Actor{Type: chat.AuthorBot, ID: wh.ID, Name: wh.BotName, WorkspaceID: d.cfg.Workspace.ID}
-	var view rooms.MessageView
+	wh, ws := d.cfg.Webhook, d.cfg.Workspace.ID
+	var view chat.MessageView
 	if c.Delete {
-		err = s.Editor.Delete(ctx, actor, channel, c.MessageID)
+		err = s.Editor.DeleteAsWebhook(ctx, wh, ws, channel, c.MessageID)
 	} else {
-		view, err = s.Editor.Edit(ctx, actor, channel, c.MessageID, content, c.IfMatch)
+		view, err = s.Editor.EditAsWebhook(ctx, wh, ws, channel, c.MessageID, content, c.IfMatch)
 	}
 	if err != nil {
 		code := chat.ErrorCode(err)

@@ -1,30 +1,31 @@
-// Package integratorsapi serves the integrators' endpoints (contract
-// section 14): test a webhook now, recover its failed deliveries.
+// Package integratorsapi serves the integrators' webhook test (contract
+// section 14): one webhook.test delivery now, to the webhook as the
+// delivery store reads it, so that the test functions link no webhook
+// management. The recovery of failed deliveries is deliveriesapi's.
 package integratorsapi
 
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/httpapi"
-	"github.com/chatbridge/chat/pkg/webhooks"
-	"github.com/chatbridge/chat/pkg/webhooksapi"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
-// WebhookTester sends a webhook.test event to a webhook now, once
-// (attempt.Tester through the app's conversion of the webhook).
-type WebhookTester interface {
-	Test(ctx context.Context, w webhooks.Webhook) (delivery.Attempt, error)
+// TestWebhooks reads the webhook a test names, through the delivery store
+// (as the delivery function reads it).
+type TestWebhooks interface {
+	// EventWebhook returns webhook id of kind in workspace. Errors:
+	// ENotFound when there is none; EUnavailable.
+	EventWebhook(ctx context.Context, workspaceID, kind, id string) (delivery.Webhook, error)
 }
 
-// DeliveryRecoverer queues a webhook's failed deliveries of a window again
-// (delivery.Recoverer).
-type DeliveryRecoverer interface {
-	Recover(ctx context.Context, workspaceID, kind, webhookID string, since, until time.Time) (int, error)
+// WebhookTester sends a webhook.test event to a webhook now, once
+// (attempt.Tester).
+type WebhookTester interface {
+	Test(ctx context.Context, w delivery.Webhook) (delivery.Attempt, error)
 }
 
 type testView struct {
@@ -38,9 +39,28 @@ type testView struct {
 // TestWebhookHandler serves POST .../{outbound,support}-webhooks/{id}/test
 // (contract section 14, admin): one webhook.test delivery now, answered
 // 200 with the receiver's result (a failed attempt is a result, not an
-// error). A body, if any, is ignored.
-func TestWebhookHandler(kind webhooks.Kind, m webhooksapi.WebhookManager, t WebhookTester) http.Handler {
-	return webhooksapi.ByID(kind, m, func(w http.ResponseWriter, r *http.Request, _ workspaces.Principal, wh webhooks.Webhook) {
+// error). A body, if any, is ignored. The decisions, in order: the
+// credential (401, 403 for another workspace), an admin (403), the
+// webhook of kind in the workspace (404).
+func TestWebhookHandler(auth httpapi.Authorizer, kind string, hooks TestWebhooks, t WebhookTester) http.Handler {
+	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		if err := workspaces.RequireAdmin(p); err != nil {
+			httpapi.Error(w, r, err)
+			return
+		}
+		id := r.PathValue("id")
+		if !chat.ValidID(id) {
+			httpapi.Error(w, r, errWebhookNotFound())
+			return
+		}
+		wh, err := hooks.EventWebhook(r.Context(), p.WorkspaceID, kind, id)
+		if err != nil {
+			if chat.IsCode(err, chat.ENotFound) {
+				err = errWebhookNotFound()
+			}
+			httpapi.Error(w, r, err)
+			return
+		}
 		a, err := t.Test(r.Context(), wh)
 		if err != nil {
 			httpapi.Error(w, r, err)
@@ -57,39 +77,9 @@ func TestWebhookHandler(kind webhooks.Kind, m webhooksapi.WebhookManager, t Webh
 	})
 }
 
-// RecoverDeliveriesHandler serves POST .../{outbound,support}-webhooks/
-// {id}/recover (contract section 14, admin): {"since", "until"} queues the
-// webhook's failed deliveries of that window again, 202 with how many. An
-// inactive webhook is refused (422 on active): its deliveries would be
-// dropped.
-func RecoverDeliveriesHandler(kind webhooks.Kind, m webhooksapi.WebhookManager, rec DeliveryRecoverer, now chat.Clock) http.Handler {
-	return webhooksapi.ByID(kind, m, func(w http.ResponseWriter, r *http.Request, _ workspaces.Principal, wh webhooks.Webhook) {
-		obj, _, err := httpapi.ReadObject(r)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		since, until, err := delivery.RecoverWindow(obj, now())
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		if !wh.Active {
-			var v chat.Validation
-			v.Add("active", "The webhook is inactive: re-enable it (active: true) before recovering its deliveries.")
-			httpapi.Error(w, r, v.Err())
-			return
-		}
-		n, err := rec.Recover(r.Context(), wh.WorkspaceID, string(kind), wh.ID, since, until)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		httpapi.JSON(w, http.StatusAccepted, dataBody{struct {
-			Queued int `json:"queued"`
-		}{n}})
-	})
-}
+// errWebhookNotFound is the 404 of a webhook management route, which the
+// test's was: it echoes no value of the path.
+func errWebhookNotFound() error { return chat.Errorf(chat.ENotFound, "The webhook does not exist.") }
 
 // dataBody is the contract's {"data": ...} envelope.
 type dataBody struct {

@@ -74,9 +74,9 @@ func (s *Service) ListChannels(ctx context.Context, p workspaces.Principal, afte
 // language sees. Errors: EForbidden when p is not a member of channelID
 // (which includes a channel of another workspace and a malformed id), with
 // no store call; those of rooms.MessageReader.
-func (s *Service) ListMessages(ctx context.Context, p workspaces.Principal, channelID, after string, limit int) (chat.Page[rooms.MessageView], error) {
+func (s *Service) ListMessages(ctx context.Context, p workspaces.Principal, channelID, after string, limit int) (chat.Page[chat.MessageView], error) {
 	if !p.MemberOf(channelID) {
-		return chat.Page[rooms.MessageView]{}, workspaces.ErrForbidden()
+		return chat.Page[chat.MessageView]{}, workspaces.ErrForbidden()
 	}
 	return rooms.ReadChannel(ctx, s.Messages, channelID, p.PreferredLanguage, after, limit)
 }
@@ -94,7 +94,7 @@ type Post struct {
 // Posted is the result of a post: the message as its author reads it (the
 // original), and whether it is the replay of an earlier request.
 type Posted struct {
-	View     rooms.MessageView
+	View     chat.MessageView
 	Replayed bool
 }
 
@@ -142,9 +142,9 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 		if held.Fingerprint != key.Fingerprint {
 			return Posted{}, chat.Errorf(chat.EIdempotencyKeyReused, "This Idempotency-Key was already used with a different request.")
 		}
-		return Posted{View: rooms.ViewOf(held.Message, nil, ""), Replayed: true}, nil
+		return Posted{View: chat.OriginalView(held.Message), Replayed: true}, nil
 	}
-	return Posted{View: rooms.ViewOf(m, nil, "")}, nil
+	return Posted{View: chat.OriginalView(m)}, nil
 }
 
 // Fingerprint identifies "the same request" for a key: channel, content

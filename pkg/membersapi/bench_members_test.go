@@ -15,6 +15,7 @@ import (
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/members"
 	"github.com/chatbridge/chat/pkg/membersapi"
+	"github.com/chatbridge/chat/pkg/membersapi/channelmessages"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/roomsapi"
 	"github.com/chatbridge/chat/pkg/workspaces"
@@ -98,7 +99,7 @@ func membersBench() (http.Handler, *benchStore) {
 	mgr := &rooms.Manager{Store: st, IDs: chat.NewIDs(), Now: time.Now}
 	codec, _ := cursor.New([]byte("bench-cursor-key-0123456789abcdef"))
 	return httpapi.Mux(map[string]http.Handler{
-		"ListChannelMessagesFunction": membersapi.ChannelMessagesHandler(auth, svc, codec),
+		"ListChannelMessagesFunction": channelmessages.ChannelMessagesHandler(auth, svc, codec),
 		"PostChannelMessageFunction":  membersapi.PostChannelMessageHandler(auth, svc),
 		"CreateRoomFunction":          roomsapi.CreateRoomHandler(auth, mgr, time.Now),
 		"CloseRoomFunction":           roomsapi.CloseRoomHandler(auth, mgr, time.Now),

@@ -10,19 +10,12 @@ import (
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/members"
 	"github.com/chatbridge/chat/pkg/messageview"
-	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
 // ChannelLister lists the channels of a member (members.Service).
 type ChannelLister interface {
 	ListChannels(ctx context.Context, p workspaces.Principal, after string, limit int) (chat.Page[members.Channel], error)
-}
-
-// ChannelMessageLister lists a channel's messages as a member reads them
-// (members.Service).
-type ChannelMessageLister interface {
-	ListMessages(ctx context.Context, p workspaces.Principal, channelID, after string, limit int) (chat.Page[rooms.MessageView], error)
 }
 
 // ChannelMessagePoster posts a member's message (members.Service).
@@ -49,32 +42,6 @@ func ChannelsHandler(auth httpapi.Authorizer, svc ChannelLister, codec *cursor.C
 			func(c members.Channel) channelView {
 				return channelView{ID: c.ID, WorkspaceID: c.WorkspaceID, Name: c.Name, CreatedAt: chat.FormatTime(c.CreatedAt)}
 			})
-	})
-}
-
-// ChannelMessagesHandler serves GET
-// /api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages
-// (contract section 9): newest first, each message in the caller's
-// preferred language, exactly as a guest of that language sees it.
-func ChannelMessagesHandler(auth httpapi.Authorizer, svc ChannelMessageLister, codec *cursor.Codec) http.Handler {
-	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
-		channel := r.PathValue("channel_id")
-		if !p.MemberOf(channel) {
-			httpapi.Error(w, r, workspaces.ErrForbidden())
-			return
-		}
-		paging, err := httpapi.ReadPaging(r, codec, "channel-messages:"+p.WorkspaceID+":"+channel)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		page, err := svc.ListMessages(r.Context(), p, channel, paging.After, paging.Limit)
-		if err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		// The guest list's encoder: one view builder and one size rule for both.
-		httpapi.WriteList(w, r, paging, len(page.Items), func(i int) ([]byte, error) { return messageview.Encode(page.Items[i]) }, page.Rest)
 	})
 }
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 // MaxBytes is the longest view Encode returns: httpapi.MaxItemBytes, the
@@ -45,7 +44,7 @@ type View struct {
 }
 
 // Of is v as the API shows it.
-func Of(v rooms.MessageView) View {
+func Of(v chat.MessageView) View {
 	m := v.Message
 	return View{
 		ID:        m.ID,
@@ -109,7 +108,7 @@ func nullableTime(t time.Time) *string {
 // original_content are each at most 40,000 characters of at most 6 bytes
 // of JSON (\u003c, \u2028), and every other field is bounded (see
 // docs/decisions.md, "Lists and page size").
-func Encode(v rooms.MessageView) ([]byte, error) {
+func Encode(v chat.MessageView) ([]byte, error) {
 	if v.Message.Deleted() {
 		return json.Marshal(TombstoneOf(v.Message))
 	}
@@ -117,5 +116,5 @@ func Encode(v rooms.MessageView) ([]byte, error) {
 	if err != nil || len(b) <= MaxBytes || !v.Translated {
 		return b, err
 	}
-	return json.Marshal(Of(rooms.ViewOf(v.Message, nil, "")))
+	return json.Marshal(Of(chat.OriginalView(v.Message)))
 }

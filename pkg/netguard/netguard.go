@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"strings"
 	"syscall"
 	"time"
@@ -108,6 +109,23 @@ func Allowed(ip netip.Addr, allow []netip.Prefix, allowOnly bool) bool {
 		return !inAny(ip, blocked4)
 	}
 	return !inAny(ip, blocked6)
+}
+
+// FromEnv returns the guard the environment describes: cidrsVar
+// (OUTBOUND_ALLOW_CIDRS) holds the allowed ranges (ParseCIDRs), onlyVar
+// (OUTBOUND_ALLOW_ONLY) "true" to allow only them, "false" or unset to
+// allow every public address too. The delivery function and the webhook
+// test build their guard with it.
+func FromEnv(cidrsVar, onlyVar string) (*Guard, error) {
+	allow, err := ParseCIDRs(os.Getenv(cidrsVar))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cidrsVar, err)
+	}
+	only := strings.TrimSpace(os.Getenv(onlyVar))
+	if only != "" && only != "true" && only != "false" {
+		return nil, fmt.Errorf("netguard: %s=%q, want true or false", onlyVar, only)
+	}
+	return &Guard{Allow: allow, AllowOnly: only == "true"}, nil
 }
 
 // ParseCIDRs parses a comma-separated list of CIDRs (OUTBOUND_ALLOW_CIDRS);

@@ -189,7 +189,7 @@ func (p *Pusher) hold(ctx context.Context, c Change, conns []Connection) []Conne
 // messageFrame is the push of view as type typ, or, past MaxMessageBytes,
 // the notice that names the message for the client to read over HTTP (as
 // the live push does).
-func messageFrame(encode func(rooms.MessageView) ([]byte, error), typ string, view rooms.MessageView) ([]byte, error) {
+func messageFrame(encode func(chat.MessageView) ([]byte, error), typ string, view chat.MessageView) ([]byte, error) {
 	data, err := encode(view)
 	if err != nil {
 		return nil, chat.Internal(err)

@@ -69,7 +69,7 @@ type Pusher struct {
 	Sender       Sender
 	// Encode renders a view as the API shows it (messageview.Encode),
 	// so a push is exactly what GET .../messages returns.
-	Encode func(rooms.MessageView) ([]byte, error)
+	Encode func(chat.MessageView) ([]byte, error)
 	Now    chat.Clock
 	// Concurrency bounds the sends in flight (DefaultConcurrency when 0).
 	Concurrency int
@@ -322,6 +322,6 @@ func (p *Pusher) messageSends(ctx context.Context, c Change, conns []Connection)
 
 // payload is the push of view, or, past MaxMessageBytes, a notice naming
 // the message that the client reads over HTTP instead.
-func (p *Pusher) payload(typ string, view rooms.MessageView) ([]byte, error) {
+func (p *Pusher) payload(typ string, view chat.MessageView) ([]byte, error) {
 	return messageFrame(p.Encode, typ, view)
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/realtime"
-	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
@@ -95,7 +94,7 @@ func (f *fakeTranslations) Translations(_ context.Context, ids, langs []string) 
 	return out, nil
 }
 
-func encode(v rooms.MessageView) ([]byte, error) {
+func encode(v chat.MessageView) ([]byte, error) {
 	return json.Marshal(map[string]any{"id": v.Message.ID, "content": v.Content, "language": v.Language, "translated": v.Translated})
 }
 
@@ -199,7 +198,7 @@ func TestOversizedPushIsANotice(t *testing.T) {
 	store := &fakeStore{conns: []realtime.Connection{{ID: "m1", ChannelID: chanID, Language: "en", ExpiresAt: t0.Add(time.Hour)}}}
 	sender := &fakeSender{}
 	p := &realtime.Pusher{Store: store, Translations: &fakeTranslations{}, Sender: sender, Now: func() time.Time { return t0 },
-		Encode: func(v rooms.MessageView) ([]byte, error) {
+		Encode: func(v chat.MessageView) ([]byte, error) {
 			return json.Marshal(map[string]string{"content": v.Content, "original_content": v.Message.Content})
 		}}
 	for _, tc := range []struct {

@@ -72,7 +72,7 @@ type Subscriber struct {
 	// the reader's GET .../messages (nil: no cursor is given).
 	Backfills    BackfillStore
 	Translations TranslationReader
-	Encode       func(rooms.MessageView) ([]byte, error)
+	Encode       func(chat.MessageView) ([]byte, error)
 	Cursor       func(c Connection, position string) string
 }
 

@@ -63,14 +63,9 @@ type Seat struct {
 	ExpiresAt time.Time
 }
 
-// SeatToken is how a seat names a session: the first 32 hex digits (128
-// bits) of the hash of its token, enough to tell a guest's tokens apart.
-func SeatToken(tokenHash string) string {
-	if len(tokenHash) > 32 {
-		return tokenHash[:32]
-	}
-	return tokenHash
-}
+// SeatToken is how a seat names a session: chat.SeatToken, which the
+// table's session lookup also uses.
+func SeatToken(tokenHash string) string { return chat.SeatToken(tokenHash) }
 
 // JoinState is what a join reads.
 type JoinState struct {

@@ -55,18 +55,6 @@ type MessageReader interface {
 	Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]string, error)
 }
 
-// MessageView is a message as one reader sees it.
-type MessageView struct {
-	Message chat.Message
-	// Content is the translation into the reader's language when there is
-	// one, else the original content.
-	Content string
-	// Language is the translation's language, else the message's
-	// SourceLanguage.
-	Language   string
-	Translated bool
-}
-
 // Poster posts a guest's messages into its room's channel.
 type Poster struct {
 	Store MessageWriter
@@ -85,9 +73,9 @@ type Poster struct {
 // on "content" (see messages.CheckContent); EQuotaExceeded
 // (ErrTooManyPosts) past PostsPerMinute in the current window;
 // EUnavailable when storage failed.
-func (p *Poster) Post(ctx context.Context, s chat.GuestSession, room chat.Room, content string) (MessageView, error) {
+func (p *Poster) Post(ctx context.Context, s chat.GuestSession, room chat.Room, content string) (chat.MessageView, error) {
 	if problem := messages.CheckContent(content); problem != "" {
-		return MessageView{}, chat.FieldError("content", problem)
+		return chat.MessageView{}, chat.FieldError("content", problem)
 	}
 	now := p.Now().UTC()
 	g := s.Guest
@@ -95,10 +83,10 @@ func (p *Poster) Post(ctx context.Context, s chat.GuestSession, room chat.Room, 
 		window := now.Truncate(PostWindow)
 		ok, err := p.Rate.CountPost(ctx, g.ID, window, PostsPerMinute)
 		if err != nil {
-			return MessageView{}, err
+			return chat.MessageView{}, err
 		}
 		if !ok {
-			return MessageView{}, ErrTooManyPosts(now, window)
+			return chat.MessageView{}, ErrTooManyPosts(now, window)
 		}
 	}
 	m := chat.Message{
@@ -114,7 +102,7 @@ func (p *Poster) Post(ctx context.Context, s chat.GuestSession, room chat.Room, 
 		CreatedAt:      now,
 	}
 	if err := p.Store.PutMessage(ctx, m); err != nil {
-		return MessageView{}, err
+		return chat.MessageView{}, err
 	}
 	return ViewOf(m, nil, ""), nil
 }
@@ -130,7 +118,7 @@ type Lister struct {
 // message has a translation for the guest, one batch read of one
 // translation per message, per 100 messages. Errors: those of
 // MessageReader.
-func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, after string, limit int) (chat.Page[MessageView], error) {
+func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, after string, limit int) (chat.Page[chat.MessageView], error) {
 	return ReadChannel(ctx, l.Store, room.ChannelID, s.Guest.PreferredLanguage, after, limit)
 }
 
@@ -143,13 +131,13 @@ func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, 
 // language serves them better than any of those, when none serves them, or
 // when the chosen translation is not in translations. A message posted with
 // skip_translation is always the original.
-func ViewOf(m chat.Message, translations map[string]string, tag string) MessageView {
+func ViewOf(m chat.Message, translations map[string]string, tag string) chat.MessageView {
 	if lang, ok := pick(m, tag); ok {
 		if text, ok := translations[lang]; ok {
-			return MessageView{Message: m, Content: text, Language: lang, Translated: true}
+			return chat.MessageView{Message: m, Content: text, Language: lang, Translated: true}
 		}
 	}
-	return MessageView{Message: m, Content: m.Content, Language: m.SourceLanguage}
+	return chat.OriginalView(m)
 }
 
 // pick returns the language of m's stored translation that serves a reader

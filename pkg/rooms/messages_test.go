@@ -59,9 +59,9 @@ func TestViewOfShowsTheTranslatorsTargetForTheReader(t *testing.T) {
 			m.TranslatedLanguages = append(m.TranslatedLanguages, lang)
 		}
 		v := rooms.ViewOf(m, tc.stored, tc.reader)
-		want := rooms.MessageView{Message: m, Content: "original", Language: tc.source}
+		want := chat.MessageView{Message: m, Content: "original", Language: tc.source}
 		if tc.want != "" {
-			want = rooms.MessageView{Message: m, Content: tc.stored[tc.want], Language: tc.want, Translated: true}
+			want = chat.MessageView{Message: m, Content: tc.stored[tc.want], Language: tc.want, Translated: true}
 		}
 		if !reflect.DeepEqual(v, want) {
 			t.Errorf("reader %s, source %s, stored %v: got %q in %q translated=%v, want %q in %q translated=%v",

@@ -13,10 +13,10 @@ import (
 // message. It costs one query, then, when some message has a translation
 // for the reader, one batch read of one translation per message, per 100
 // messages. Errors: those of MessageReader.
-func ReadChannel(ctx context.Context, store MessageReader, channelID, tag, after string, limit int) (chat.Page[MessageView], error) {
+func ReadChannel(ctx context.Context, store MessageReader, channelID, tag, after string, limit int) (chat.Page[chat.MessageView], error) {
 	page, err := store.ListMessages(ctx, channelID, after, limit)
 	if err != nil {
-		return chat.Page[MessageView]{}, err
+		return chat.Page[chat.MessageView]{}, err
 	}
 	var ids, langs []string
 	for _, m := range page.Items {
@@ -28,10 +28,10 @@ func ReadChannel(ctx context.Context, store MessageReader, channelID, tag, after
 	var trs map[string]map[string]string
 	if len(ids) > 0 {
 		if trs, err = store.Translations(ctx, ids, langs); err != nil {
-			return chat.Page[MessageView]{}, err
+			return chat.Page[chat.MessageView]{}, err
 		}
 	}
-	out := chat.Page[MessageView]{Next: page.Next, After: page.After, Items: make([]MessageView, 0, len(page.Items))}
+	out := chat.Page[chat.MessageView]{Next: page.Next, After: page.After, Items: make([]chat.MessageView, 0, len(page.Items))}
 	for _, m := range page.Items {
 		out.Items = append(out.Items, ViewOf(m, trs[m.ID], tag))
 	}

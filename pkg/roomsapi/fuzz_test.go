@@ -222,7 +222,7 @@ func FuzzGuestPost(f *testing.F) {
 		h := httpapi.Mux(map[string]http.Handler{"PostGuestMessageFunction": roomsapi.PostGuestMessageHandler(auth,
 			&rooms.Poster{Store: w, IDs: chat.NewIDs(), Now: func() time.Time { return fuzzNow }})})
 		req := fuzzRequest("POST", "/api/v1/external/rooms/"+url.PathEscape(room)+"/messages", contentType, body)
-		req.Header[roomsapi.GuestTokenHeader] = []string{token}
+		req.Header[httpapi.GuestTokenHeader] = []string{token}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
 		out := checkAnswer(t, req, rec, true, "content")

@@ -119,7 +119,7 @@ func (s *gmStore) Translations(_ context.Context, ids, langs []string) (map[stri
 
 // gmHandler mounts both guest message handlers on their routes, wrapped
 // like every endpoint.
-func gmHandler(t *testing.T, auth roomsapi.GuestAuthenticator, st *gmStore) http.Handler {
+func gmHandler(t *testing.T, auth httpapi.GuestAuthenticator, st *gmStore) http.Handler {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("GET /api/v1/external/rooms/{room_id}/messages", roomsapi.GuestMessagesHandler(auth, &rooms.Lister{Store: st}, apitest.Codec(t)))
@@ -132,7 +132,7 @@ func gmDo(t *testing.T, h http.Handler, method, target, token, body string, head
 	t.Helper()
 	req := httptest.NewRequest(method, target, strings.NewReader(body))
 	if token != "" {
-		req.Header.Set(roomsapi.GuestTokenHeader, token)
+		req.Header.Set(httpapi.GuestTokenHeader, token)
 	}
 	for k, v := range header {
 		req.Header.Set(k, v)
@@ -184,8 +184,8 @@ func TestGuestMessagesTokenRules(t *testing.T) {
 func TestGuestMessagesRepeatedTokenHeaderIsUnauthenticated(t *testing.T) {
 	auth, sessions := gmAuth()
 	req := httptest.NewRequest(http.MethodGet, gmPath(gmRoom), nil)
-	req.Header.Add(roomsapi.GuestTokenHeader, "gst_ana")
-	req.Header.Add(roomsapi.GuestTokenHeader, "gst_ana")
+	req.Header.Add(httpapi.GuestTokenHeader, "gst_ana")
+	req.Header.Add(httpapi.GuestTokenHeader, "gst_ana")
 	rec := httptest.NewRecorder()
 	gmHandler(t, auth, &gmStore{}).ServeHTTP(rec, req)
 	if rec.Code != 401 || strings.TrimSpace(rec.Body.String()) != gmUnauthenticated {
@@ -460,7 +460,7 @@ func TestGuestTokenOpensNoWorkspaceEndpoint(t *testing.T) {
 	h := httpapi.Wrap(mux)
 	for name, header := range map[string][2]string{
 		"as bearer":       {"Authorization", "Bearer " + guestToken},
-		"in guest header": {roomsapi.GuestTokenHeader, guestToken},
+		"in guest header": {httpapi.GuestTokenHeader, guestToken},
 	} {
 		req := httptest.NewRequest(http.MethodGet, "/api/v1/workspaces/"+ws+"/outbound-webhooks", nil)
 		req.Header.Set(header[0], header[1])

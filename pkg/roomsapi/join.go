@@ -11,9 +11,6 @@ import (
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
-// GuestTokenHeader carries a guest session token.
-const GuestTokenHeader = "X-Service-Guest-Token"
-
 // Joiner joins a guest to a room.
 type Joiner interface {
 	Join(ctx context.Context, req rooms.JoinRequest) (rooms.JoinResult, error)
@@ -72,7 +69,7 @@ func JoinHandler(j Joiner, m awsenv.MetricRecorder) http.Handler {
 		}
 		var out joinResponse
 		out.Data.Guest = guestView{ID: res.Guest.ID, Nickname: res.Guest.Nickname, PreferredLanguage: res.Guest.PreferredLanguage}
-		out.Data.Session = sessionView{Token: res.Token, TokenType: "guest", Header: GuestTokenHeader, ExpiresAt: chat.FormatTime(res.SessionExpires)}
+		out.Data.Session = sessionView{Token: res.Token, TokenType: "guest", Header: httpapi.GuestTokenHeader, ExpiresAt: chat.FormatTime(res.SessionExpires)}
 		rm := res.Room
 		out.Data.Room = roomView{RoomID: rm.ID, WorkspaceID: rm.WorkspaceID, ChannelID: rm.ChannelID, Name: rm.Name, Status: rm.Status, ExpiresAt: chat.FormatTime(rm.ExpiresAt)}
 		status := http.StatusCreated

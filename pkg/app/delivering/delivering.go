@@ -6,10 +6,8 @@ package delivering
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"os"
-	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -25,20 +23,13 @@ import (
 // Environment of event delivery (contract section 11).
 const (
 	EnvDeliverySchedule  = "DELIVERY_SCHEDULE"
-	EnvOutboundAllowOnly = "OUTBOUND_ALLOW_ONLY"
+	EnvOutboundAllowOnly = app.EnvOutboundAllowOnly
 )
 
-// Guard reads OUTBOUND_ALLOW_CIDRS and OUTBOUND_ALLOW_ONLY.
+// Guard reads OUTBOUND_ALLOW_CIDRS and OUTBOUND_ALLOW_ONLY
+// (netguard.FromEnv).
 func Guard() (*netguard.Guard, error) {
-	allow, err := netguard.ParseCIDRs(os.Getenv(app.EnvOutboundAllowCIDRS))
-	if err != nil {
-		return nil, err
-	}
-	only := strings.TrimSpace(os.Getenv(EnvOutboundAllowOnly))
-	if only != "" && only != "true" && only != "false" {
-		return nil, fmt.Errorf("app: %s=%q, want true or false", EnvOutboundAllowOnly, only)
-	}
-	return &netguard.Guard{Allow: allow, AllowOnly: only == "true"}, nil
+	return netguard.FromEnv(app.EnvOutboundAllowCIDRS, EnvOutboundAllowOnly)
 }
 
 // The queue adapter is the deliverer's queue.

@@ -104,6 +104,12 @@ func (s *Store) Webhook(ctx context.Context, kind, ws, sk string) (delivery.Webh
 	if len(it) == 0 {
 		return delivery.Webhook{}, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, sk)
 	}
+	return webhookOf(it, kind, ws, sk), nil
+}
+
+// webhookOf is the delivery's view of webhook item it (either twin), of
+// kind in workspace ws, whose listed twin's sort key is sk.
+func webhookOf(it map[string]types.AttributeValue, kind, ws, sk string) delivery.Webhook {
 	w := delivery.Webhook{ID: dynamo.GetS(it, "id"), Kind: kind, WorkspaceID: ws, Key: sk, URL: dynamo.GetS(it, "url"),
 		Active: dynamo.GetBool(it, "active"), FailedAttempts: int(dynamo.GetN(it, dynamo.AttrFailedAttempts)), RateLimit: int(dynamo.GetN(it, "rate_limit"))}
 	if sec := dynamo.GetS(it, dynamo.AttrSigningSecret); sec != "" {
@@ -121,7 +127,7 @@ func (s *Store) Webhook(ctx context.Context, kind, ws, sk string) (delivery.Webh
 	if t, err := time.Parse(sortTimeLayout, dynamo.GetS(it, dynamo.AttrSlowSince)); err == nil {
 		w.SlowSince = t
 	}
-	return w, nil
+	return w
 }
 
 const sortTimeLayout = "2006-01-02T15:04:05.000000000Z"

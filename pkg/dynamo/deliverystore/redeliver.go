@@ -33,6 +33,43 @@ func redeliverPK(ws, webhook string, window time.Time) string {
 // log's check) with one GetItem of the webhook's by-id item. Errors:
 // ENotFound when there is none of kind in workspace ws.
 func (s *Store) EventWebhookOf(ctx context.Context, ws, kind, id string) error {
+	_, err := s.eventWebhook(ctx, ws, kind, id, "workspace_id, deleted_at")
+	return err
+}
+
+// EventWebhookActive reports whether webhook id of kind in workspace ws is
+// active (the recovery's check), with one GetItem of its by-id item.
+// Errors: ENotFound when there is none of kind in ws; EUnavailable.
+func (s *Store) EventWebhookActive(ctx context.Context, ws, kind, id string) (bool, error) {
+	it, err := s.eventWebhook(ctx, ws, kind, id, "workspace_id, deleted_at, active")
+	if err != nil {
+		return false, err
+	}
+	return dynamo.GetBool(it, "active"), nil
+}
+
+// EventWebhook returns webhook id of kind in workspace ws as a delivery
+// to it sees it (a test delivery's), with one GetItem of its by-id twin.
+// Errors: ENotFound when there is none of kind in ws; EUnavailable.
+func (s *Store) EventWebhook(ctx context.Context, ws, kind, id string) (delivery.Webhook, error) {
+	it, err := s.eventWebhook(ctx, ws, kind, id, "")
+	if err != nil {
+		return delivery.Webhook{}, err
+	}
+	created, err := time.Parse(time.RFC3339Nano, dynamo.GetS(it, "created_at"))
+	if err != nil {
+		return delivery.Webhook{}, chat.Internal(fmt.Errorf("deliverystore: webhook %s: created_at: %w", id, err))
+	}
+	sk := dynamo.OutboundSK(created, id)
+	if kind == events.KindSupport {
+		sk = dynamo.SupportSK(created, id)
+	}
+	return webhookOf(it, kind, ws, sk), nil
+}
+
+// eventWebhook reads projection ("" for the whole item) of the by-id item of webhook id of kind,
+// if it is one of workspace ws and not deleted.
+func (s *Store) eventWebhook(ctx context.Context, ws, kind, id, projection string) (map[string]types.AttributeValue, error) {
 	var k map[string]types.AttributeValue
 	switch kind {
 	case events.KindOutbound:
@@ -40,17 +77,20 @@ func (s *Store) EventWebhookOf(ctx context.Context, ws, kind, id string) error {
 	case events.KindSupport:
 		k = dynamo.Key(dynamo.SupportPK(id), dynamo.MetaSK)
 	default:
-		return chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, id)
+		return nil, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, id)
 	}
-	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: k, ConsistentRead: aws.Bool(true),
-		ProjectionExpression: aws.String("workspace_id, deleted_at")})
+	in := &dynamodb.GetItemInput{TableName: &s.Name, Key: k, ConsistentRead: aws.Bool(true)}
+	if projection != "" {
+		in.ProjectionExpression = aws.String(projection)
+	}
+	out, err := s.Client.GetItem(ctx, in)
 	if err != nil {
-		return dynamo.Fail("get webhook "+id, err)
+		return nil, dynamo.Fail("get webhook "+id, err)
 	}
 	if out.Item == nil || dynamo.GetS(out.Item, "workspace_id") != ws || out.Item["deleted_at"] != nil {
-		return chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, id)
+		return nil, chat.Errorf(chat.ENotFound, "no %s webhook %s", kind, id)
 	}
-	return nil
+	return out.Item, nil
 }
 
 // ClaimRedelivery implements delivery.RedeliverStore with one

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
@@ -50,60 +47,4 @@ func (s *Store) CountPost(ctx context.Context, guestID string, window time.Time,
 		return false, dynamo.Fail("count post of "+guestID, err)
 	}
 	return true, nil
-}
-
-// GuestSession implements rooms.SessionStore with one BatchGetItem of the
-// session, the room and the room's seats. Errors: ENotFound when no session
-// is stored under tokenHash, or when it is a session of roomID whose
-// guest's seat names another session (a re-join replaced it);
-// EUnavailable when DynamoDB failed after retries; EInternal for an item
-// that does not decode.
-func (s *Store) GuestSession(ctx context.Context, tokenHash, roomID string) (chat.GuestSession, *chat.Room, error) {
-	items, err := s.BatchGet(ctx, "get guest session", []map[string]types.AttributeValue{
-		dynamo.Key(dynamo.SessionPK(tokenHash), dynamo.MetaSK),
-		dynamo.Key(dynamo.RoomPK(roomID), dynamo.MetaSK),
-		dynamo.Key(dynamo.RoomPK(roomID), dynamo.SeatsSK),
-	})
-	if err != nil {
-		return chat.GuestSession{}, nil, err
-	}
-	var sess *chat.GuestSession
-	var room *chat.Room
-	var seats map[string]string
-	for _, it := range items {
-		switch pk := dynamo.GetS(it, dynamo.AttrPK); {
-		case pk == dynamo.RoomPK(roomID) && dynamo.GetS(it, dynamo.AttrSK) == dynamo.SeatsSK:
-			var si dynamo.SeatsItem
-			if err := attributevalue.UnmarshalMap(it, &si); err != nil {
-				return chat.GuestSession{}, nil, chat.Internal(err)
-			}
-			seats = si.Seats
-		case pk == dynamo.SessionPK(tokenHash):
-			var si dynamo.SessionItem
-			if err := attributevalue.UnmarshalMap(it, &si); err != nil {
-				return chat.GuestSession{}, nil, chat.Internal(err)
-			}
-			g := si.Session()
-			sess = &g
-		case pk == dynamo.RoomPK(roomID):
-			var ri dynamo.RoomItem
-			if err := attributevalue.UnmarshalMap(it, &ri); err != nil {
-				return chat.GuestSession{}, nil, chat.Internal(err)
-			}
-			r := ri.Room()
-			room = &r
-		}
-	}
-	if sess == nil {
-		return chat.GuestSession{}, nil, chat.Errorf(chat.ENotFound, "no such guest session")
-	}
-	// A seat is removed only after its session expired, so a missing seat
-	// leaves the decision to the session's own expiry.
-	if v, ok := seats[sess.Guest.ID]; ok && sess.Guest.RoomID == roomID {
-		_, token, _ := strings.Cut(v, "/")
-		if !chat.HashesEqual(token, rooms.SeatToken(tokenHash)) {
-			return chat.GuestSession{}, nil, chat.Errorf(chat.ENotFound, "guest session replaced by a re-join")
-		}
-	}
-	return *sess, room, nil
 }

@@ -1,6 +1,8 @@
 // Package guestedits holds a guest's edit and delete functions (contract
 // section 13), apart from roomsapi so that the room functions do not link
-// editing.
+// editing; the guest's gate is httpapi.RequireGuest on rooms.GuestAuth
+// with the table's session lookup, so that they link neither roomsapi nor
+// the room store.
 package guestedits
 
 import (
@@ -8,11 +10,11 @@ import (
 
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
+	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/edits"
 	"github.com/chatbridge/chat/pkg/editsapi"
+	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/rooms"
-	"github.com/chatbridge/chat/pkg/roomsapi"
 )
 
 // guestActor is the session's guest as the actor of an edit.
@@ -23,26 +25,32 @@ func guestActor(s chat.GuestSession, room chat.Room) edits.Actor {
 // EditGuestMessageHandler serves PATCH
 // /api/v1/external/rooms/{room_id}/messages/{message_id} (contract section
 // 13): a guest edits its own messages while its room is active.
-func EditGuestMessageHandler(auth roomsapi.GuestAuthenticator, svc editsapi.MessageEditor) http.Handler {
-	return roomsapi.RequireGuest(auth, func(w http.ResponseWriter, r *http.Request, s chat.GuestSession, room chat.Room) {
+func EditGuestMessageHandler(auth httpapi.GuestAuthenticator, svc editsapi.MessageEditor) http.Handler {
+	return httpapi.RequireGuest(auth, func(w http.ResponseWriter, r *http.Request, s chat.GuestSession, room chat.Room) {
 		editsapi.Edit(w, r, svc, guestActor(s, room), room.ChannelID)
 	})
 }
 
 // DeleteGuestMessageHandler serves DELETE
 // /api/v1/external/rooms/{room_id}/messages/{message_id}: 204.
-func DeleteGuestMessageHandler(auth roomsapi.GuestAuthenticator, svc editsapi.MessageEditor) http.Handler {
-	return roomsapi.RequireGuest(auth, func(w http.ResponseWriter, r *http.Request, s chat.GuestSession, room chat.Room) {
+func DeleteGuestMessageHandler(auth httpapi.GuestAuthenticator, svc editsapi.MessageEditor) http.Handler {
+	return httpapi.RequireGuest(auth, func(w http.ResponseWriter, r *http.Request, s chat.GuestSession, room chat.Room) {
 		editsapi.Delete(w, r, svc, guestActor(s, room), room.ChannelID)
 	})
 }
 
+// guestAuth authenticates guests on the table's session lookup, which
+// the room functions use too: the guests' edits link no room store.
+func guestAuth(a *app.App) *rooms.GuestAuth {
+	return &rooms.GuestAuth{Sessions: dynamo.New(a.DB, a.Table), Now: a.Now}
+}
+
 // EditGuestMessage builds EditGuestMessageFunction.
 func EditGuestMessage(a *app.App) (http.Handler, error) {
-	return EditGuestMessageHandler(&rooms.GuestAuth{Sessions: roomstore.New(a.DB, a.Table), Now: a.Now}, editsapi.Editor(a)), nil
+	return EditGuestMessageHandler(guestAuth(a), editsapi.Editor(a)), nil
 }
 
 // DeleteGuestMessage builds DeleteGuestMessageFunction.
 func DeleteGuestMessage(a *app.App) (http.Handler, error) {
-	return DeleteGuestMessageHandler(&rooms.GuestAuth{Sessions: roomstore.New(a.DB, a.Table), Now: a.Now}, editsapi.Editor(a)), nil
+	return DeleteGuestMessageHandler(guestAuth(a), editsapi.Editor(a)), nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/edits"
 
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
@@ -61,7 +62,23 @@ func changes(a *app.App) (*inbound.Changes, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &inbound.Changes{Service: inboundapi.Service(a, ttl), Editor: editsapi.Editor(a), Logs: inboundstore.New(a.DB, a.Table)}, nil
+	return &inbound.Changes{Service: inboundapi.Service(a, ttl), Editor: botEditor{editsapi.Editor(a)}, Logs: inboundstore.New(a.DB, a.Table)}, nil
+}
+
+// botEditor is the editor as an inbound webhook uses it: the actor is the
+// webhook's bot.
+type botEditor struct{ e *edits.Service }
+
+func bot(wh chat.InboundWebhook, workspaceID string) edits.Actor {
+	return edits.Actor{Type: chat.AuthorBot, ID: wh.ID, Name: wh.BotName, WorkspaceID: workspaceID}
+}
+
+func (b botEditor) EditAsWebhook(ctx context.Context, wh chat.InboundWebhook, workspaceID, channelID, messageID, content, ifMatch string) (chat.MessageView, error) {
+	return b.e.Edit(ctx, bot(wh, workspaceID), channelID, messageID, content, ifMatch)
+}
+
+func (b botEditor) DeleteAsWebhook(ctx context.Context, wh chat.InboundWebhook, workspaceID, channelID, messageID string) error {
+	return b.e.Delete(ctx, bot(wh, workspaceID), channelID, messageID)
 }
 
 // EditWebhookMessage builds EditWebhookMessageFunction.
