@@ -4,7 +4,7 @@ package main
 
 import (
 	"github.com/chatbridge/chat/pkg/app/httpfn"
-	"github.com/chatbridge/chat/pkg/inboundapi"
+	"github.com/chatbridge/chat/pkg/inboundapi/requestlog"
 )
 
-func main() { httpfn.Run("ListInboundRequestsFunction", inboundapi.RequestLog) }
+func main() { httpfn.Run("ListInboundRequestsFunction", requestlog.RequestLog) }

@@ -11,6 +11,7 @@ import (
 	"github.com/chatbridge/chat/pkg/guestpage"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inboundapi"
+	"github.com/chatbridge/chat/pkg/inboundapi/requestlog"
 	"github.com/chatbridge/chat/pkg/integratorsapi"
 	"github.com/chatbridge/chat/pkg/membersapi"
 	"github.com/chatbridge/chat/pkg/membersapi/channelmessages"
@@ -42,7 +43,7 @@ var HTTP = map[string]app.HTTPConstructor{
 	"ListChannelMessagesFunction":         channelmessages.ChannelMessages,
 	"ListChannelsFunction":                membersapi.Channels,
 	"ListGuestMessagesFunction":           roomsapi.GuestMessages,
-	"ListInboundRequestsFunction":         inboundapi.RequestLog,
+	"ListInboundRequestsFunction":         requestlog.RequestLog,
 	"ListInboundWebhooksFunction":         webhooksapi.InboundWebhooks,
 	"ListOutboundDeliveriesFunction":      deliveriesapi.Log(deliveriesapi.Outbound),
 	"ListOutboundWebhooksFunction":        webhooksapi.OutboundWebhooks,

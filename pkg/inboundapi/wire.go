@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/app"
-	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/dynamo/inboundstore"
 	"github.com/chatbridge/chat/pkg/inbound"
 )
@@ -25,13 +24,4 @@ func Inbound(a *app.App) (http.Handler, error) {
 		return nil, err
 	}
 	return InboundHandler(Service(a, ttl), a.Now, a.Metrics), nil
-}
-
-// RequestLog builds ListInboundRequestsFunction.
-func RequestLog(a *app.App) (http.Handler, error) {
-	codec, err := cursor.Of(a.CursorKey)
-	if err != nil {
-		return nil, err
-	}
-	return RequestLogHandler(a.Authenticator(), inboundstore.New(a.DB, a.Table), codec), nil
 }
