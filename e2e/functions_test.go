@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	chatbundle "github.com/chatbridge/chat"
+
 	"github.com/chatbridge/chat/internal/lambdart"
 	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/internal/stacktest"
@@ -175,7 +175,7 @@ func TestSamples(t *testing.T) {
 // which the runtime runs it, as Lambda does.
 func functionTimeout(t *testing.T, id string) time.Duration {
 	t.Helper()
-	tmpl, err := samtemplate.Parse(chatbundle.Template)
+	tmpl, err := samtemplate.Project()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ type badCase struct {
 // its credential (401).
 func badRequest(t *testing.T, fn function, ev events.APIGatewayV2HTTPRequest) (badCase, bool) {
 	t.Helper()
-	tmpl, err := samtemplate.Parse(chatbundle.Template)
+	tmpl, err := samtemplate.Project()
 	if err != nil {
 		t.Fatal(err)
 	}

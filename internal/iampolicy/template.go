@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
-	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/samtemplate"
 )
 
@@ -452,11 +452,12 @@ func list(v any) []any {
 }
 
 // Project reads the policies of the project's own template.yaml, named as
-// a local run names its resources (DefaultLocal).
-func Project() (*Set, error) {
-	t, err := samtemplate.Parse(chatbundle.Template)
+// a local run names its resources (DefaultLocal), once per process (each
+// test's local server builds its IAM check on them). Callers only read it.
+var Project = sync.OnceValues(func() (*Set, error) {
+	t, err := samtemplate.Project()
 	if err != nil {
 		return nil, err
 	}
 	return FromTemplate(t, DefaultLocal)
-}
+})

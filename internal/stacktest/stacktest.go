@@ -23,7 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	chatbundle "github.com/chatbridge/chat"
+
 	"github.com/chatbridge/chat/internal/iampolicy"
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/motoserver"
@@ -139,7 +139,7 @@ func New(t testing.TB) *Stack {
 	calls := awsenv.Count(&cfg)
 	faults := &Faults{}
 	faults.install(&cfg)
-	tmpl, err := samtemplate.Parse(chatbundle.Template)
+	tmpl, err := samtemplate.Project()
 	if err != nil {
 		t.Fatalf("stacktest: %v", err)
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
-	chatbundle "github.com/chatbridge/chat"
+
 	"github.com/chatbridge/chat/internal/samtemplate"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/httpapi"
@@ -223,7 +223,7 @@ type policyStatement struct {
 // it cannot read fails the test rather than allowing anything.
 func inlinePolicy(t *testing.T, function string) []policyStatement {
 	t.Helper()
-	tmpl, err := samtemplate.Parse(chatbundle.Template)
+	tmpl, err := samtemplate.Project()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,6 +339,7 @@ func TestInboundCallsAllowedByItsPolicy(t *testing.T) {
 		version = "dynamodb:ConditionCheckItem IWH#"
 	)
 	key := map[string]string{"Idempotency-Key": "k-1"}
+	policy := inlinePolicy(t, "InboundWebhookFunction")
 	for _, c := range []struct {
 		name   string
 		send   func() int
@@ -367,7 +368,7 @@ func TestInboundCallsAllowedByItsPolicy(t *testing.T) {
 		var got []string
 		for _, call := range rec.take() {
 			action, pk, _ := strings.Cut(call, " ")
-			if !allowed(inlinePolicy(t, "InboundWebhookFunction"), action, pk) {
+			if !allowed(policy, action, pk) {
 				t.Errorf("%s: %s on %s is not allowed by InboundWebhookFunction's policy", c.name, action, pk)
 			}
 			got = append(got, action+" "+prefix(pk))
