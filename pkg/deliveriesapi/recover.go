@@ -33,24 +33,10 @@ type DeliveryRecoverer interface {
 // workspace), an admin (403), the webhook of kind in the workspace (404),
 // the body and its window (422), the webhook active (422).
 func RecoverDeliveriesHandler(auth httpapi.Authorizer, kind string, hooks RecoverWebhooks, rec DeliveryRecoverer, now chat.Clock) http.Handler {
-	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
-		if err := workspaces.RequireAdmin(p); err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		id := r.PathValue("id")
-		if !chat.ValidID(id) {
-			httpapi.Error(w, r, errWebhookNotFound())
-			return
-		}
-		active, err := hooks.EventWebhookActive(r.Context(), p.WorkspaceID, kind, id)
-		if err != nil {
-			if chat.IsCode(err, chat.ENotFound) {
-				err = errWebhookNotFound()
-			}
-			httpapi.Error(w, r, err)
-			return
-		}
+	lookup := func(ctx context.Context, ws, id string) (bool, error) {
+		return hooks.EventWebhookActive(ctx, ws, kind, id)
+	}
+	return httpapi.RequireAdminWebhook(auth, lookup, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, id string, active bool) {
 		obj, _, err := httpapi.ReadObject(r)
 		if err != nil {
 			httpapi.Error(w, r, err)
@@ -84,4 +70,3 @@ func RecoverDeliveriesHandler(auth httpapi.Authorizer, kind string, hooks Recove
 
 // errWebhookNotFound is the 404 of a webhook management route, which the
 // recovery's was: it echoes no value of the path.
-func errWebhookNotFound() error { return chat.Errorf(chat.ENotFound, "The webhook does not exist.") }

@@ -109,3 +109,33 @@ func pagingQuery(raw string) (url.Values, map[string]bool) {
 	}
 	return q, malformed
 }
+
+// RequireAdminWebhook is RequireWorkspace for a workspace admin (403 for
+// any other caller) and the webhook the path's {id} names, read by lookup
+// in the caller's workspace: an id that is not one, or one lookup does not
+// find (ENotFound), is 404 "The webhook does not exist.". The decisions
+// come in that order, before h reads anything of the request.
+func RequireAdminWebhook[W any](auth Authorizer, lookup func(ctx context.Context, workspaceID, id string) (W, error),
+	h func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, id string, wh W)) http.Handler {
+	return RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
+		if err := workspaces.RequireAdmin(p); err != nil {
+			Error(w, r, err)
+			return
+		}
+		notFound := chat.Errorf(chat.ENotFound, "The webhook does not exist.")
+		id := r.PathValue("id")
+		if !chat.ValidID(id) {
+			Error(w, r, notFound)
+			return
+		}
+		wh, err := lookup(r.Context(), p.WorkspaceID, id)
+		if err != nil {
+			if chat.IsCode(err, chat.ENotFound) {
+				err = notFound
+			}
+			Error(w, r, err)
+			return
+		}
+		h(w, r, p, id, wh)
+	})
+}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/workspaces"
@@ -43,24 +42,10 @@ type testView struct {
 // credential (401, 403 for another workspace), an admin (403), the
 // webhook of kind in the workspace (404).
 func TestWebhookHandler(auth httpapi.Authorizer, kind string, hooks TestWebhooks, t WebhookTester) http.Handler {
-	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
-		if err := workspaces.RequireAdmin(p); err != nil {
-			httpapi.Error(w, r, err)
-			return
-		}
-		id := r.PathValue("id")
-		if !chat.ValidID(id) {
-			httpapi.Error(w, r, errWebhookNotFound())
-			return
-		}
-		wh, err := hooks.EventWebhook(r.Context(), p.WorkspaceID, kind, id)
-		if err != nil {
-			if chat.IsCode(err, chat.ENotFound) {
-				err = errWebhookNotFound()
-			}
-			httpapi.Error(w, r, err)
-			return
-		}
+	lookup := func(ctx context.Context, ws, id string) (delivery.Webhook, error) {
+		return hooks.EventWebhook(ctx, ws, kind, id)
+	}
+	return httpapi.RequireAdminWebhook(auth, lookup, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal, _ string, wh delivery.Webhook) {
 		a, err := t.Test(r.Context(), wh)
 		if err != nil {
 			httpapi.Error(w, r, err)
@@ -79,7 +64,6 @@ func TestWebhookHandler(auth httpapi.Authorizer, kind string, hooks TestWebhooks
 
 // errWebhookNotFound is the 404 of a webhook management route, which the
 // test's was: it echoes no value of the path.
-func errWebhookNotFound() error { return chat.Errorf(chat.ENotFound, "The webhook does not exist.") }
 
 // dataBody is the contract's {"data": ...} envelope.
 type dataBody struct {
