@@ -15,7 +15,7 @@ import (
 //
 //	rm internal/iampolicy/testdata/calls.json
 //	STACKTEST_IAM_RECORD=$PWD/internal/iampolicy/testdata/calls.json \
-//	  go test -count=1 ./functions/... ./pkg/app/... ./cmd/chatctl/
+//	  go test -count=1 ./pkg/app/... ./cmd/chatctl/ ./e2e ./pkg/delivery/...
 const recordFile = "testdata/calls.json"
 
 type recordedCall struct {
