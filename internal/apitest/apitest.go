@@ -1,8 +1,10 @@
 // Package apitest holds what the HTTP handler packages' tests share: a
-// workspace id, a page of a slice and a JSON body decoder.
+// workspace id, a page of a slice, a JSON body decoder and an authorizer
+// of a given role.
 package apitest
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
 // WorkspaceID is the workspace the handler tests' principals belong to.
@@ -52,4 +55,19 @@ func Codec(t testing.TB) *cursor.Codec {
 		t.Fatalf("cursor: %v", err)
 	}
 	return c
+}
+
+// RoleAuth authorizes every request as Role in the path's workspace, or
+// refuses it with Err.
+type RoleAuth struct {
+	Role string
+	Err  error
+}
+
+// Authorize implements httpapi.Authorizer.
+func (a RoleAuth) Authorize(_ context.Context, _, ws string) (workspaces.Principal, error) {
+	if a.Err != nil {
+		return workspaces.Principal{}, a.Err
+	}
+	return workspaces.Principal{WorkspaceID: ws, Role: a.Role}, nil
 }

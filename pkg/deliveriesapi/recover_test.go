@@ -15,19 +15,6 @@ import (
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
-// roleAuth authorizes a request as role, or refuses it with err.
-type roleAuth struct {
-	role string
-	err  error
-}
-
-func (a roleAuth) Authorize(_ context.Context, _, ws string) (workspaces.Principal, error) {
-	if a.err != nil {
-		return workspaces.Principal{}, a.err
-	}
-	return workspaces.Principal{WorkspaceID: ws, Role: a.role}, nil
-}
-
 // recoverFake is the recovery's webhook check and recoverer: the webhooks
 // it knows, by id, and whether each is active.
 type recoverFake struct {
@@ -60,19 +47,19 @@ func TestRecoverDecisionsInOrder(t *testing.T) {
 	since := `{"since":"` + now.Add(-time.Hour).UTC().Format(time.RFC3339) + `"}`
 	for _, tc := range []struct {
 		name string
-		auth roleAuth
+		auth apitest.RoleAuth
 		id   string
 		body string
 		code int
 		want string
 	}{
-		{"no credential", roleAuth{err: workspaces.ErrUnauthenticated()}, "no-such-id", "{", 401, "Unauthenticated."},
-		{"a member", roleAuth{role: chat.RoleMember}, "no-such-id", "{", 403, ""},
-		{"a malformed id", roleAuth{role: chat.RoleAdmin}, "not-an-id<script>", "{", 404, `{"message":"The webhook does not exist.","errors":{"code":["not_found"]}}`},
-		{"an unknown webhook", roleAuth{role: chat.RoleAdmin}, "01JDA0000000000000000000WX", "{", 404, `{"message":"The webhook does not exist.","errors":{"code":["not_found"]}}`},
-		{"a bad window on an inactive webhook", roleAuth{role: chat.RoleAdmin}, inactive, `{"since":"yesterday"}`, 422, `"since"`},
-		{"an inactive webhook", roleAuth{role: chat.RoleAdmin}, inactive, since, 422, `"active"`},
-		{"an active webhook", roleAuth{role: chat.RoleAdmin}, active, since, 202, `{"data":{"queued":2}}`},
+		{"no credential", apitest.RoleAuth{Err: workspaces.ErrUnauthenticated()}, "no-such-id", "{", 401, "Unauthenticated."},
+		{"a member", apitest.RoleAuth{Role: chat.RoleMember}, "no-such-id", "{", 403, ""},
+		{"a malformed id", apitest.RoleAuth{Role: chat.RoleAdmin}, "not-an-id<script>", "{", 404, `{"message":"The webhook does not exist.","errors":{"code":["not_found"]}}`},
+		{"an unknown webhook", apitest.RoleAuth{Role: chat.RoleAdmin}, "01JDA0000000000000000000WX", "{", 404, `{"message":"The webhook does not exist.","errors":{"code":["not_found"]}}`},
+		{"a bad window on an inactive webhook", apitest.RoleAuth{Role: chat.RoleAdmin}, inactive, `{"since":"yesterday"}`, 422, `"since"`},
+		{"an inactive webhook", apitest.RoleAuth{Role: chat.RoleAdmin}, inactive, since, 422, `"active"`},
+		{"an active webhook", apitest.RoleAuth{Role: chat.RoleAdmin}, active, since, 202, `{"data":{"queued":2}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &recoverFake{hooks: map[string]bool{active: true, inactive: false}, queued: 2}

@@ -15,19 +15,6 @@ import (
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
-// roleAuth authorizes a request as role, or refuses it with err.
-type roleAuth struct {
-	role string
-	err  error
-}
-
-func (a roleAuth) Authorize(_ context.Context, _, ws string) (workspaces.Principal, error) {
-	if a.err != nil {
-		return workspaces.Principal{}, a.err
-	}
-	return workspaces.Principal{WorkspaceID: ws, Role: a.role}, nil
-}
-
 // testFake is the test's webhook read and tester.
 type testFake struct {
 	hooks map[string]delivery.Webhook
@@ -56,17 +43,17 @@ func TestWebhookTestDecisionsInOrder(t *testing.T) {
 	notFound := `{"message":"The webhook does not exist.","errors":{"code":["not_found"]}}`
 	for _, tc := range []struct {
 		name string
-		auth roleAuth
+		auth apitest.RoleAuth
 		id   string
 		code int
 		want string
 	}{
-		{"no credential", roleAuth{err: workspaces.ErrUnauthenticated()}, "no-such-id", 401, "Unauthenticated."},
-		{"a member", roleAuth{role: chat.RoleMember}, "no-such-id", 403, ""},
-		{"a malformed id", roleAuth{role: chat.RoleAdmin}, "not-an-id<script>", 404, notFound},
-		{"an unknown webhook", roleAuth{role: chat.RoleAdmin}, "01JDA0000000000000000000WX", 404, notFound},
-		{"a webhook of another kind", roleAuth{role: chat.RoleAdmin}, support, 404, notFound},
-		{"the webhook", roleAuth{role: chat.RoleAdmin}, id, 200, `"delivery_id":"d-` + id + `"`},
+		{"no credential", apitest.RoleAuth{Err: workspaces.ErrUnauthenticated()}, "no-such-id", 401, "Unauthenticated."},
+		{"a member", apitest.RoleAuth{Role: chat.RoleMember}, "no-such-id", 403, ""},
+		{"a malformed id", apitest.RoleAuth{Role: chat.RoleAdmin}, "not-an-id<script>", 404, notFound},
+		{"an unknown webhook", apitest.RoleAuth{Role: chat.RoleAdmin}, "01JDA0000000000000000000WX", 404, notFound},
+		{"a webhook of another kind", apitest.RoleAuth{Role: chat.RoleAdmin}, support, 404, notFound},
+		{"the webhook", apitest.RoleAuth{Role: chat.RoleAdmin}, id, 200, `"delivery_id":"d-` + id + `"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &testFake{hooks: map[string]delivery.Webhook{
