@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/app"
@@ -146,7 +147,7 @@ func ChannelMember(t *testing.T, d *fixture.Document, channel string) (userID, t
 			}
 			for _, u := range w.Users {
 				if u.ID == c.Members[0] {
-					return u.ID, rooms.SeatToken(chat.HashToken(u.APIToken))
+					return u.ID, chat.SeatToken(chat.HashToken(u.APIToken))
 				}
 			}
 		}

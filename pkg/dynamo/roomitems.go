@@ -92,7 +92,7 @@ type ReaderItem struct {
 	Language string `dynamodbav:"language"`
 	// RoomID is set for guests: they read while their room is active.
 	RoomID string `dynamodbav:"room_id,omitempty"`
-	// Token is rooms.SeatToken of the reader's current credential (the
+	// Token is chat.SeatToken of the reader's current credential (the
 	// member's API token, the guest's last join's token): a realtime
 	// connection subscribed with another is no longer pushed to.
 	Token string `dynamodbav:"token,omitempty"`
@@ -104,7 +104,7 @@ const SeatsSK = "SEATS"
 
 // SeatsItem holds a room's seats, one per guest with a session, live or
 // expired: pk ROOM#<room>, sk SEATS. Each value is
-// "<expiry, unix seconds>/<rooms.SeatToken of the session's token hash>".
+// "<expiry, unix seconds>/<chat.SeatToken of the session's token hash>".
 // At most rooms.MaxLiveSessions entries (every join's condition), so about
 // 7 KB at most.
 type SeatsItem struct {

@@ -19,7 +19,7 @@ type Access struct {
 	// member of it (apply deletes a removed member's reader item), or a
 	// guest who joined one of its rooms.
 	Reader bool
-	// ReaderToken is rooms.SeatToken of the subject's current credential:
+	// ReaderToken is chat.SeatToken of the subject's current credential:
 	// the API token apply last gave the member, the guest token of the
 	// guest's last join. "" on an item written before readers carried it:
 	// then the credential is not compared.

@@ -67,7 +67,7 @@ type Connection struct {
 	// name): the author of its typing signals.
 	Name string
 	// Token identifies the credential the connection subscribed with
-	// (rooms.SeatToken of its hash): a connection whose credential was
+	// (chat.SeatToken of its hash): a connection whose credential was
 	// replaced or revoked is no longer entitled (see Access).
 	Token string
 	// Backfilled are the ids of the messages its subscribe's backfill sent

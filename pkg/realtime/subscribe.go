@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -122,7 +121,7 @@ func (s *Subscriber) Subscribe(ctx context.Context, connectionID string, req Sub
 		c = Connection{ID: connectionID, WorkspaceID: room.WorkspaceID, ChannelID: room.ChannelID,
 			Kind: KindGuest, SubjectID: g.ID, RoomID: room.ID, Language: g.PreferredLanguage,
 			ExpiresAt: earliest(now.Add(ConnectionTTL), sess.ExpiresAt, room.ExpiresAt),
-			Name:      g.Nickname, Token: rooms.SeatToken(chat.HashToken(token))}
+			Name:      g.Nickname, Token: chat.SeatToken(chat.HashToken(token))}
 	} else {
 		p, err := s.Members.Authorize(ctx, "Bearer "+token, req.WorkspaceID)
 		if err != nil {
@@ -133,7 +132,7 @@ func (s *Subscriber) Subscribe(ctx context.Context, connectionID string, req Sub
 		}
 		c = Connection{ID: connectionID, WorkspaceID: p.WorkspaceID, ChannelID: req.ChannelID,
 			Kind: KindMember, SubjectID: p.UserID, Language: p.PreferredLanguage,
-			ExpiresAt: now.Add(ConnectionTTL), Name: p.Name, Token: rooms.SeatToken(chat.HashToken(token))}
+			ExpiresAt: now.Add(ConnectionTTL), Name: p.Name, Token: chat.SeatToken(chat.HashToken(token))}
 	}
 	existing, err := s.Store.Connections(ctx, c.ChannelID, now)
 	if err != nil {

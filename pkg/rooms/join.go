@@ -56,16 +56,12 @@ type PriorGuest struct {
 // seat's session, which revokes the earlier token.
 type Seat struct {
 	GuestID string
-	// Token identifies the session holding the seat (SeatToken of its
+	// Token identifies the session holding the seat (chat.SeatToken of its
 	// token's hash).
 	Token string
 	// ExpiresAt is the session's expiry, rounded up to the second.
 	ExpiresAt time.Time
 }
-
-// SeatToken is how a seat names a session: chat.SeatToken, which the
-// table's session lookup also uses.
-func SeatToken(tokenHash string) string { return chat.SeatToken(tokenHash) }
 
 // JoinState is what a join reads.
 type JoinState struct {
@@ -263,7 +259,7 @@ func (s *Service) join(ctx context.Context, req JoinRequest, clientKey string) (
 	hash := chat.HashToken(token)
 	j := Join{
 		Room: room, Guest: g, TokenHash: hash, SessionExpires: exp, Prior: prior,
-		Seat:  Seat{GuestID: g.ID, Token: SeatToken(hash), ExpiresAt: ceilSecond(exp)},
+		Seat:  Seat{GuestID: g.ID, Token: chat.SeatToken(hash), ExpiresAt: ceilSecond(exp)},
 		Seats: st.Seats, Release: release,
 	}
 	if err := s.Store.CommitJoin(ctx, j); err != nil {

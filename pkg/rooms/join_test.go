@@ -90,7 +90,7 @@ func TestJoinSeats(t *testing.T) {
 					t.Fatalf("released %+v: want only expired seats, earliest first", got.Release)
 				}
 			}
-			if got.Seat.GuestID != res.Guest.ID || got.Seat.Token != rooms.SeatToken(got.TokenHash) {
+			if got.Seat.GuestID != res.Guest.ID || got.Seat.Token != chat.SeatToken(got.TokenHash) {
 				t.Fatalf("seat %+v, want the guest's with its new token", got.Seat)
 			}
 			// The seat never frees before the session expires.

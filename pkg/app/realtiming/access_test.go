@@ -21,7 +21,6 @@ import (
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/realtime"
-	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/wsapi"
 )
 
@@ -111,7 +110,7 @@ func TestAccessEndsBeforeTheNextPush(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	seat := func(token string) string { return rooms.SeatToken(chat.HashToken(token)) }
+	seat := func(token string) string { return chat.SeatToken(chat.HashToken(token)) }
 	reapply := func(change func(w *fixture.Workspace)) {
 		t.Helper()
 		change(&d.Workspaces[0])

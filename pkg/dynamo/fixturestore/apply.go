@@ -11,10 +11,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/fixture"
-	"github.com/chatbridge/chat/pkg/rooms"
 )
 
 // Apply writes a fixture document: it creates or updates every workspace,
@@ -316,13 +316,13 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 
 	langs := map[string]string{}
 	// userTokens is each user's current API token as their reader items name
-	// it (rooms.SeatToken): realtime stops pushing to a connection
+	// it (chat.SeatToken): realtime stops pushing to a connection
 	// subscribed with any other.
 	userTokens := map[string]string{}
 	for _, u := range w.Users {
 		langs[u.ID] = u.PreferredLanguage
 		hash := chat.HashToken(u.APIToken)
-		userTokens[u.ID] = rooms.SeatToken(hash)
+		userTokens[u.ID] = chat.SeatToken(hash)
 		p.put(dynamo.UserItem{PK: dynamo.WsPK(ws), SK: dynamo.UserSK(u.ID), ID: u.ID, WorkspaceID: ws, Name: u.Name,
 			PreferredLanguage: u.PreferredLanguage, TokenHash: hash, Role: u.Role})
 		p.put(dynamo.APITokenItem{PK: dynamo.APITokenPK(hash), SK: dynamo.MetaSK, WorkspaceID: ws, UserID: u.ID,

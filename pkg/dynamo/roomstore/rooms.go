@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/rooms"
@@ -124,7 +125,7 @@ func (s *Store) CommitJoin(ctx context.Context, j rooms.Join) error {
 	items = append(items, dynamo.Put(s.Name, sess, "attribute_not_exists(pk)", nil))
 	reader := dynamo.ReaderItem{
 		PK: dynamo.ChanPK(g.ChannelID), SK: dynamo.ReaderGuestSK(g.ID), Kind: chat.AuthorGuest, ID: g.ID,
-		Language: g.PreferredLanguage, RoomID: g.RoomID, Token: rooms.SeatToken(j.TokenHash), TTL: roomTTL,
+		Language: g.PreferredLanguage, RoomID: g.RoomID, Token: chat.SeatToken(j.TokenHash), TTL: roomTTL,
 	}
 	items = append(items, dynamo.Put(s.Name, reader, "", nil))
 
