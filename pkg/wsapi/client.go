@@ -77,7 +77,7 @@ func wrap(op string, err error) error {
 	}
 	var gone *types.GoneException
 	if errors.As(err, &gone) {
-		return fmt.Errorf("apigwmanagement: %s: %w", op, realtime.ErrGone)
+		return fmt.Errorf("wsapi: %s: %w", op, realtime.ErrGone)
 	}
-	return fmt.Errorf("apigwmanagement: %s: %w", op, err)
+	return fmt.Errorf("wsapi: %s: %w", op, err)
 }
