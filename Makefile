@@ -1,7 +1,7 @@
 # Build, run and test the chat service's Lambda bundle.
 #
 #   make run     the whole service locally on 127.0.0.1:3000, with demo data
-#   make test    vet, cfn-lint, unit, integration (moto, Apertium) and wiring tests
+#   make test    vet, cfn-lint, the OpenAPI linters, unit, integration (moto, Apertium) and wiring tests
 #   make bench   benchmarks of the hot paths
 #   make build   every function's arm64 bootstrap under build/<LogicalId>/
 #   make template  rewrite template.yaml's generated per-function alarms and log groups
@@ -14,6 +14,7 @@ GO           ?= go
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 FUZZTIME     ?= 20s
+OPENAPI_LINT := tools/openapi-lint/node_modules/.bin
 
 # LogicalId:directory under functions/, one per function in template.yaml.
 FUNCTIONS := \
@@ -105,10 +106,16 @@ test-tools:
 vet:
 	$(GO) vet ./...
 
+# lint also holds openapi.yaml to Redocly CLI's and Spectral's OpenAPI rules,
+# warnings included (tools/openapi-lint: the pinned versions, the
+# configurations and why each exception is one).
 lint: vet
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 		if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	cfn-lint template.yaml
+	@test -x $(OPENAPI_LINT)/redocly -a -x $(OPENAPI_LINT)/spectral || { echo "lint: the OpenAPI linters are not installed: run make test-tools"; exit 1; }
+	REDOCLY_TELEMETRY=off $(OPENAPI_LINT)/redocly lint --config tools/openapi-lint/redocly.yaml openapi.yaml
+	$(OPENAPI_LINT)/spectral lint --fail-severity=warn --ruleset tools/openapi-lint/.spectral.yaml openapi.yaml
 
 # test runs lint, the suite under the race detector and the payload pass
 # side by side, each target's output kept together.
