@@ -57,8 +57,16 @@ func (s *benchStore) PostMemberMessage(_ context.Context, m chat.Message, key *m
 	return nil, nil
 }
 
+// ListMessages returns the first limit messages, each with its position,
+// as the store's page does: the list writes the cursor after the last item
+// it shows.
 func (s *benchStore) ListMessages(_ context.Context, _, _ string, limit int) (chat.Page[chat.Message], error) {
-	return chat.Page[chat.Message]{Items: s.msgs[:min(limit, len(s.msgs))], Next: "MSG#x"}, nil
+	items := s.msgs[:min(limit, len(s.msgs))]
+	after := make([]string, len(items))
+	for i, m := range items {
+		after[i] = "MSG#" + m.ID
+	}
+	return chat.Page[chat.Message]{Items: items, After: after, Next: "MSG#x"}, nil
 }
 
 func (s *benchStore) Translations(_ context.Context, ids, langs []string) (map[string]map[string]string, error) {
