@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -64,9 +65,22 @@ func Ensure(ctx context.Context, db *dynamodb.Client, q *sqs.Client, tmpl *samte
 	return res, nil
 }
 
+// tableWait bounds how long Ensure waits for a table that another process
+// (chatctl local-aws and chatctl serve started together, two test binaries)
+// is creating.
+const tableWait = 2 * time.Minute
+
+// ensureTable creates the table name from the template's properties
+// unless it exists, and returns its stream's ARN once it is ACTIVE. A
+// table that another process created first (CreateTable's
+// ResourceInUseException) or is still creating is waited for, at most
+// tableWait.
 func ensureTable(ctx context.Context, db *dynamodb.Client, props map[string]any, name string) (string, error) {
 	desc, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: &name})
 	if err == nil {
+		if desc.Table.TableStatus != dtypes.TableStatusActive {
+			return waitForTable(ctx, db, name)
+		}
 		return aws.ToString(desc.Table.LatestStreamArn), nil
 	}
 	var nf *dtypes.ResourceNotFoundException
@@ -116,6 +130,12 @@ func ensureTable(ctx context.Context, db *dynamodb.Client, props map[string]any,
 			StreamEnabled: aws.Bool(true), StreamViewType: dtypes.StreamViewType(in.StreamSpecification.StreamViewType)}
 	}
 	out, err := db.CreateTable(ctx, create)
+	var inUse *dtypes.ResourceInUseException
+	if errors.As(err, &inUse) {
+		// Another process created it since DescribeTable: it sets it up
+		// (its TTL included); wait until it is ACTIVE.
+		return waitForTable(ctx, db, name)
+	}
 	if err != nil {
 		return "", fmt.Errorf("localrun: create table %s: %w", name, err)
 	}
@@ -126,6 +146,21 @@ func ensureTable(ctx context.Context, db *dynamodb.Client, props map[string]any,
 		}
 	}
 	return aws.ToString(out.TableDescription.LatestStreamArn), nil
+}
+
+// waitForTable waits, at most tableWait, until the table name exists and
+// is ACTIVE, and returns its stream's ARN.
+func waitForTable(ctx context.Context, db *dynamodb.Client, name string) (string, error) {
+	in := &dynamodb.DescribeTableInput{TableName: &name}
+	desc, err := dynamodb.NewTableExistsWaiter(db, func(o *dynamodb.TableExistsWaiterOptions) {
+		// A local endpoint creates a table in milliseconds; the SDK's
+		// defaults (20 s to 120 s between checks) are AWS's minutes.
+		o.MinDelay, o.MaxDelay = 100*time.Millisecond, 2*time.Second
+	}).WaitForOutput(ctx, in, tableWait)
+	if err != nil {
+		return "", fmt.Errorf("localrun: wait for table %s, which another process is creating: %w", name, err)
+	}
+	return aws.ToString(desc.Table.LatestStreamArn), nil
 }
 
 func ensureQueue(ctx context.Context, q *sqs.Client, name string, props map[string]any, arns map[string]string) (string, string, error) {
