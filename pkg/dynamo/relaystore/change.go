@@ -66,6 +66,12 @@ func ChangeFromImage(eventName string, image map[string]types.AttributeValue) (C
 			return Change{}, false
 		}
 		if insert {
+			// A room stored already closed or past its expiry (a fixture's:
+			// the API creates rooms active, expiring later) was never open
+			// to a guest, so its creation is no room.created.
+			if r.Status != chat.RoomActive || !r.ExpiresAt.After(r.CreatedAt) {
+				return Change{}, false
+			}
 			return Change{Kind: ChangeRoom, Room: r.Room(), RoomCreated: r.CreatedAt}, true
 		}
 		if r.Status == chat.RoomClosed {
