@@ -88,6 +88,30 @@ func runListen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // delivery id when the request names them; name says whose deliveries these
 // are.
 func ListenHandler(name string, secrets [][]byte, out, refusals io.Writer, now func() time.Time) http.Handler {
+	return listenHandler(name, secrets, out, refusals, now, false)
+}
+
+// DemoListenHandler is ListenHandler for one of several webhooks that
+// deliver to one receiver (chatctl serve --demo): each event's line starts
+// with whose it is, name, its type, its delivery and its attempt, so that
+// two webhooks subscribed to one type, or a redelivery, cannot be taken for
+// duplicates.
+func DemoListenHandler(name string, secrets [][]byte, out, refusals io.Writer, now func() time.Time) http.Handler {
+	return listenHandler(name, secrets, out, refusals, now, true)
+}
+
+// deliveryLabel is what a labelled line says of a delivery: "<name> got
+// <type> (delivery <id>, attempt <n>): ".
+func deliveryLabel(name string, h http.Header) string {
+	id := h.Get("X-Service-Delivery")
+	if id == "" {
+		id = h.Get(signature.StandardHeaderID)
+	}
+	return fmt.Sprintf("%s got %s (delivery %s, attempt %s): ", name, orUnknown(h.Get("X-Service-Event")), orUnknown(id),
+		orUnknown(h.Get("X-Service-Attempt")))
+}
+
+func listenHandler(name string, secrets [][]byte, out, refusals io.Writer, now func() time.Time, labelled bool) http.Handler {
 	var mu sync.Mutex
 	refuse := func(w http.ResponseWriter, r *http.Request, status int, why string) {
 		mu.Lock()
@@ -112,6 +136,9 @@ func ListenHandler(name string, secrets [][]byte, out, refusals io.Writer, now f
 			return
 		}
 		var line bytes.Buffer
+		if labelled {
+			line.WriteString(deliveryLabel(name, r.Header))
+		}
 		if err := json.Compact(&line, body); err != nil {
 			refuse(w, r, http.StatusBadRequest, "body is not JSON")
 			return

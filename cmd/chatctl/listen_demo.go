@@ -23,9 +23,10 @@ const demoFallbackSecret = "whsig_demo_receiver_signing"
 // demoDeliveries starts a chatctl listen receiver on a loopback port and
 // points every active outbound and support webhook of the demo at it, each
 // at its own path and checked with its own signing secret, so that every
-// kind of event prints on stdout as it is delivered and none is sent to the
-// fixture's unreachable .invalid targets. Refused deliveries print on
-// stderr with why.
+// kind of event prints on stdout as it is delivered (one line each, naming
+// the webhook, the delivery and the attempt: DemoListenHandler) and none is
+// sent to the fixture's unreachable .invalid targets. Refused deliveries
+// print on stderr with why.
 func demoDeliveries(ctx context.Context, a *app.App, stdout, stderr io.Writer) error {
 	d, err := fixture.Parse(chatbundle.DemoFixture)
 	if err != nil || len(d.Workspaces) == 0 {
@@ -56,10 +57,10 @@ func demoDeliveries(ctx context.Context, a *app.App, stdout, stderr io.Writer) e
 			return err
 		}
 		name := fmt.Sprintf("the %s webhook %q", h.Kind, names[h.ID])
-		mux.Handle("/"+h.Kind+"/"+h.ID, ListenHandler(name, [][]byte{[]byte(secret)}, stdout, stderr, time.Now))
-		fmt.Fprintf(stderr, "chatctl: demo: %s (%s) delivers to %s: its events print on stdout, one JSON line each\n", name, h.ID, url)
+		mux.Handle("/"+h.Kind+"/"+h.ID, DemoListenHandler(name, [][]byte{[]byte(secret)}, stdout, stderr, time.Now))
+		fmt.Fprintf(stderr, "chatctl: demo: %s (%s) delivers to %s: its events print on stdout, one line each\n", name, h.ID, url)
 	}
-	mux.Handle("/", ListenHandler("an unknown webhook", nil, stdout, stderr, time.Now))
+	mux.Handle("/", DemoListenHandler("an unknown webhook", nil, stdout, stderr, time.Now))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	go func() { <-ctx.Done(); srv.Close() }()

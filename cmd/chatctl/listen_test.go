@@ -110,3 +110,26 @@ func TestListenVerifiesRealDeliveries(t *testing.T) {
 		t.Fatalf("listen printed %q, want %q", out.String(), body)
 	}
 }
+
+// TestDemoListenHandlerNamesEachDelivery: the demo's receiver prints each
+// event after whose it is, its type, its delivery and its attempt, on one
+// line, so that two webhooks' copies of an event, or a redelivery, read as
+// what they are.
+func TestDemoListenHandlerNamesEachDelivery(t *testing.T) {
+	now := time.Unix(1795341600, 0)
+	body := []byte(`{"id":"E","type":"room.closed","data":{}}`)
+	secret := []byte("whsig_current")
+	var out bytes.Buffer
+	h := DemoListenHandler(`the support webhook "Helpdesk"`, [][]byte{secret}, &out, io.Discard, func() time.Time { return now })
+	req := httptest.NewRequest("POST", "/", bytes.NewReader(body))
+	req.Header.Set(signature.Header, signature.Format(now.Unix(), signature.Sign(secret, now.Unix(), body)))
+	req.Header.Set("X-Service-Event", "room.closed")
+	req.Header.Set("X-Service-Delivery", "01JDA5Q4V3B8000000000000DL")
+	req.Header.Set("X-Service-Attempt", "2")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	want := `the support webhook "Helpdesk" got room.closed (delivery 01JDA5Q4V3B8000000000000DL, attempt 2): ` + string(body) + "\n"
+	if rec.Code != http.StatusNoContent || out.String() != want {
+		t.Fatalf("got %d %q, want 204 %q", rec.Code, out.String(), want)
+	}
+}
