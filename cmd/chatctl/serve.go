@@ -97,10 +97,22 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	demo := fs.Bool("demo", false, "apply the embedded demo fixture and print a ready-to-paste curl")
+	logFile := fs.String("log", "", "write the service's JSON log to this file, and only warnings and errors to stderr (--demo: "+demoLogFile+")")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	slog.SetDefault(slog.New(slog.NewJSONHandler(stderr, nil)))
+	if *demo && *logFile == "" {
+		*logFile = demoLogFile
+	}
+	logger, closeLog, err := serveLogger(stderr, *logFile)
+	if err != nil {
+		return err
+	}
+	defer closeLog()
+	slog.SetDefault(logger)
+	if *logFile != "" {
+		fmt.Fprintf(stderr, "chatctl: the service's log (JSON lines, one per request) goes to %s; warnings and errors show here too\n", *logFile)
+	}
 	addr := awsenv.Get("ADDR", defaultAddr)
 	if err := loopbackOnly(addr); err != nil {
 		return err
