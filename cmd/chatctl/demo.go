@@ -125,7 +125,8 @@ bin/chatctl post --webhook-url %s/webhooks/%s/messages \
 	fmt.Fprint(&b, `
 # Events: every active outbound and support webhook of the demo delivers to a receiver that this
 # command started (none goes to the fixture's .invalid targets). Each event it accepts prints on
-# this terminal as one JSON line; each it refuses prints on stderr, with why.
+# this terminal as one line: which webhook got which event, its delivery id and attempt, then the
+# event's JSON; each it refuses prints on stderr, with why.
 `)
 	printMemberDemo(&b, base, ws, room, now)
 	fmt.Fprintln(&b)
@@ -179,10 +180,14 @@ curl -s %[2]s/audit-events -H 'Authorization: Bearer %[3]s'
 				fmt.Fprintf(b, `
 # 11. The %s support webhook's delivery log, newest first (room.created, room.guest_joined,
 #     room.message_created and room.closed of the steps above, each succeeded), and %s
-#     redelivers the newest: the same delivery again, as a new attempt (202; it prints again):
-curl -s '%s/support-webhooks/%s/deliveries?limit=5' -H 'Authorization: Bearer %s'
-DELIVERY=$(curl -s '%[3]s/support-webhooks/%[4]s/deliveries?limit=1' -H 'Authorization: Bearer %[5]s' \
-  | sed -n 's/.*"data":\[{"id":"\([^"]*\)".*/\1/p'); echo "$DELIVERY"
+#     redelivers step 9's room.closed, once the delivery function has logged it (a few seconds
+#     after the close): the same delivery again, as a new attempt (202; it prints again, attempt 2):
+for i in $(seq 30); do
+  DELIVERY=$(curl -s '%s/support-webhooks/%s/deliveries?limit=10' -H 'Authorization: Bearer %s' \
+    | grep -o '"id":"[^"]*","event_id":"[^"]*","event_type":"room.closed"' | head -n 1 | cut -d '"' -f 4)
+  [ -n "$DELIVERY" ] && break; sleep 1
+done; echo "$DELIVERY"
+curl -s '%[3]s/support-webhooks/%[4]s/deliveries?limit=5' -H 'Authorization: Bearer %[5]s'
 curl -s -X POST %[3]s/support-webhooks/%[4]s/deliveries/$DELIVERY/redeliver -H 'Authorization: Bearer %[5]s'
 `, h.Name, admin.Name, api, h.ID, admin.APIToken)
 				break
