@@ -198,3 +198,54 @@ func assertFrames(t *testing.T, frames []map[string]any, want []string) {
 		t.Fatalf("frames:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestReconnectReload: a backfill that cannot hold every change is one
+// backfill_truncated with no cursor and reload: true, then "subscribed":
+// when since is older than the change log keeps, and when more held
+// messages changed than the backfill's 200 frames (as the change log says;
+// a message changed twice counts once).
+func TestReconnectReload(t *testing.T) {
+	s := startRealtimeServer(t)
+	token := s.join(t, "Rita", "en")
+	reload := func(t *testing.T, since string) {
+		t.Helper()
+		c := s.dial(t)
+		c.send(map[string]string{"action": "subscribe", "token": token, "since": since})
+		got := c.until()
+		if len(got) != 2 || got[0]["type"] != "backfill_truncated" || got[0]["reload"] != true || got[0]["next_cursor"] != nil || got[1]["type"] != "subscribed" {
+			t.Fatalf("frames %v, want backfill_truncated with reload and no cursor, then subscribed", got)
+		}
+	}
+	ids := chat.NewIDs()
+	t.Run("since older than the change log", func(t *testing.T) {
+		reload(t, ids.New(time.Now().Add(-realtime.ChangeRetention-time.Minute)))
+	})
+	t.Run("more changes than frames", func(t *testing.T) {
+		since := s.postAsBenUntranslated(t, "since", true)
+		conns := storetest.New(s.a.DB, s.a.Table).Conns
+		now := time.Now()
+		older := make([]string, realtime.MaxBackfill)
+		for i := range older {
+			older[i] = ids.New(now.Add(-time.Hour))
+		}
+		for i, id := range older {
+			// The first 199 once, then the first again: 199 messages.
+			if i == len(older)-1 {
+				id = older[0]
+			}
+			if err := conns.LogChange(context.Background(), demoSupport, id, now.Add(time.Duration(i)*time.Millisecond)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c := s.dial(t)
+		c.send(map[string]string{"action": "subscribe", "token": token, "since": since})
+		if got := c.until(); len(got) != 1 || got[0]["type"] != "subscribed" {
+			// 199 logged messages that do not exist: nothing to send.
+			t.Fatalf("199 changed messages: %v, want subscribed alone", got)
+		}
+		if err := conns.LogChange(context.Background(), demoSupport, ids.New(now.Add(-time.Hour)), now.Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		reload(t, since)
+	})
+}
