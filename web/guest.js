@@ -127,8 +127,10 @@
           load();
           break;
         case "backfill_truncated":
-          // More was missed than the backfill holds: page back with GET.
-          catchUp(frame.next_cursor);
+          // More was missed than the backfill holds: page back with GET,
+          // or, when even the changes did not fit, read the room anew.
+          if (frame.reload) reload();
+          else catchUp(frame.next_cursor);
           break;
         case "typing":
           if (frame.author && frame.author.name) showTyping(frame.author.name);
@@ -157,6 +159,13 @@
       say("Connection lost. Reconnecting…");
       setTimeout(connect, delay);
     });
+  }
+
+  // reload drops every view held and reads the newest page again.
+  function reload() {
+    views.clear();
+    list.replaceChildren();
+    load();
   }
 
   // catchUp pages GET .../messages back from cursor until it meets a
@@ -206,6 +215,10 @@
   const atBottom = () => list.scrollHeight - list.scrollTop - list.clientHeight < 48;
 
   function upsert(v) {
+    // A view never goes back: not from deleted to shown, nor to an older
+    // revision (a reload's page may cross a live push of a newer one).
+    const held = views.get(v.id);
+    if (held && !v.deleted && (held.deleted || (held.revision || 1) > (v.revision || 1))) return;
     views.set(v.id, v);
     let li = document.getElementById("m-" + v.id);
     let added = false;

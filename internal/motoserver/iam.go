@@ -55,10 +55,13 @@ type Call struct {
 	Function string
 	iampolicy.Request
 	Decision iampolicy.Decision
+	// Sites are the adapter functions the call came from, innermost first
+	// (iampolicy.SitesHeader); nil when its client did not say.
+	Sites []string
 }
 
 func (c Call) key() string {
-	return c.Function + " " + c.Action + " " + c.Resource + " " + strings.Join(c.LeadingKeys, ",")
+	return c.Function + " " + c.Action + " " + c.Resource + " " + strings.Join(c.LeadingKeys, ",") + " " + strings.Join(c.Sites, ",")
 }
 
 // Allowed returns the distinct calls allowed so far, sorted.
@@ -116,6 +119,9 @@ func (c *IAM) authorize(w http.ResponseWriter, r *http.Request) bool {
 	for _, req := range reqs {
 		d := c.policies.Evaluate(function, req)
 		call := Call{Function: function, Request: req, Decision: d}
+		if sites := r.Header.Get(iampolicy.SitesHeader); sites != "" {
+			call.Sites = strings.Split(sites, ",")
+		}
 		call.LeadingKeys = prefixes(req.LeadingKeys)
 		if d != iampolicy.Allow {
 			c.mu.Lock()

@@ -27,10 +27,13 @@ type RecordedCall struct {
 	Action      string   `json:"action"`
 	Resource    string   `json:"resource"`
 	LeadingKeys []string `json:"leading_keys"`
+	// Sites are the adapter functions the call came from, innermost first
+	// (iampolicy.SitesHeader); absent for a call of a real bootstrap.
+	Sites []string `json:"sites,omitempty"`
 }
 
 func (c RecordedCall) key() string {
-	return c.Function + " " + c.Action + " " + c.Resource + " " + strings.Join(c.LeadingKeys, ",")
+	return c.Function + " " + c.Action + " " + c.Resource + " " + strings.Join(c.LeadingKeys, ",") + " " + strings.Join(c.Sites, ",")
 }
 
 // streamLabel is a stream ARN's label (its creation time): every test's
@@ -64,7 +67,7 @@ func mergeRecord(path string, calls []motoserver.Call) error {
 		seen[c.key()] = true
 	}
 	for _, c := range calls {
-		r := RecordedCall{Function: c.Function, Action: c.Action, Resource: streamLabel.ReplaceAllString(c.Resource, "/stream/*"), LeadingKeys: c.LeadingKeys}
+		r := RecordedCall{Function: c.Function, Action: c.Action, Resource: streamLabel.ReplaceAllString(c.Resource, "/stream/*"), LeadingKeys: c.LeadingKeys, Sites: c.Sites}
 		if !seen[r.key()] {
 			seen[r.key()] = true
 			record = append(record, r)

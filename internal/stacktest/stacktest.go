@@ -139,6 +139,7 @@ func New(t testing.TB) *Stack {
 	calls := awsenv.Count(&cfg)
 	faults := &Faults{}
 	faults.install(&cfg)
+	installSites(&cfg)
 	tmpl, err := samtemplate.Project()
 	if err != nil {
 		t.Fatalf("stacktest: %v", err)

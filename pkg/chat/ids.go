@@ -93,3 +93,13 @@ func SeatToken(tokenHash string) string {
 	}
 	return tokenHash
 }
+
+// IDTime returns the time part of a ULID, to the millisecond; the zero time
+// for a string that is not one.
+func IDTime(id string) time.Time {
+	u, err := ulid.ParseStrict(id)
+	if err != nil {
+		return time.Time{}
+	}
+	return ulid.Time(u.Time()).UTC()
+}

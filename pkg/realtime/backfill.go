@@ -1,6 +1,7 @@
 package realtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -21,27 +22,66 @@ const RecentWindow = time.Minute
 // backfill registers c as pending, then reads and renders what came after
 // since; Ready ends it.
 //
-// The join of backfill and live pushes, exact: c is stored (pending)
-// before the backfill is read, so every message stored later has its push
-// read c; a push that finds c pending does not send but holds the message
-// on c's item (Holder, one conditional write). The route sends the
-// backfill, then "subscribed", then Ready (one write) stops the holding,
-// records the recent ids the backfill sent (a later push skips them) and
-// returns what was held: each held message the backfill did not hold is
-// sent then, as a live push. A push that meets c no longer pending sends
-// as usual. So every message reaches the client once, and the backfill
-// comes before "subscribed".
+// What came after since is every message stored after it and every change
+// (edit, deletion, translation landing) made after since was stored to a
+// message the client already holds (since or older): the latter come from
+// the channel's change log (ChangeLog, written by the push before it reads
+// the audience), as message.updated or message.deleted of the message's
+// state now. Both are merged oldest first, at most MaxBackfill frames; the
+// changes come whole, the newest messages fill what is left, and
+// backfill_truncated with a cursor tells the client to page back for the
+// rest. When the changes alone do not fit, or since is older than the log
+// keeps (ChangeRetention), backfill_truncated carries no cursor and
+// "reload": the client reads its list anew.
 //
-// Calls beyond the subscribe's: one Query, at most two BatchGetItem (the
-// reader's translations, 100 keys each), one UpdateItem (Ready); only
-// when a message landed during the backfill, one BatchGetItem more for it
-// (and one for its translation).
+// The join of backfill and live pushes, exact: c is stored (pending)
+// before the backfill is read, so every message stored or changed later
+// has its push read c; a push that finds c pending does not send but holds
+// the message on c's item (Holder, one conditional write). The route sends
+// the backfill, then "subscribed", then Ready (one write) stops the
+// holding, records the recent ids the backfill sent (a later push skips
+// them) and returns what was held: each held message the backfill did not
+// hold is sent then, as a live push, and each held change as the
+// message's state then. A push that meets c no longer pending sends as
+// usual. So every message reaches the client once, every change's outcome
+// reaches it, and the backfill comes before "subscribed".
+//
+// Calls beyond the subscribe's: two Queries (messages, change log), at most
+// two BatchGetItem (the reader's translations, 100 keys each), one more
+// for the changed messages when there are any (and their translations),
+// one UpdateItem (Ready); only when a message landed or changed during the
+// backfill, one BatchGetItem more for it (and one for its translation).
 func (s *Subscriber) backfill(ctx context.Context, c Connection, since string) (Subscribed, error) {
 	c.Pending = true
 	if err := s.Store.PutConnection(ctx, c); err != nil {
 		return Subscribed{}, err
 	}
-	msgs, next, err := s.Backfills.Backfill(ctx, c.ChannelID, since, MaxBackfill)
+	out := Subscribed{Connection: c, sent: map[string]bool{}, changes: map[string][]byte{}}
+	sinceAt := chat.IDTime(since)
+	if sinceAt.Before(s.Now().UTC().Add(-ChangeRetention)) {
+		out.Backfill = [][]byte{reloadFrame()}
+		return out, nil
+	}
+	logged, complete, err := s.Backfills.Changed(ctx, c.ChannelID, sinceAt, MaxBackfill)
+	if err != nil {
+		return Subscribed{}, err
+	}
+	// Changes to messages after since are in their stored state below.
+	var older []LoggedChange
+	for _, l := range logged {
+		if l.MessageID <= since {
+			older = append(older, l)
+		}
+	}
+	if !complete || len(older) >= MaxBackfill {
+		out.Backfill = [][]byte{reloadFrame()}
+		return out, nil
+	}
+	changed, err := s.changeFrames(ctx, c, older)
+	if err != nil {
+		return Subscribed{}, err
+	}
+	msgs, next, err := s.Backfills.Backfill(ctx, c.ChannelID, since, MaxBackfill-len(older))
 	if err != nil {
 		return Subscribed{}, err
 	}
@@ -49,7 +89,18 @@ func (s *Subscriber) backfill(ctx context.Context, c Connection, since string) (
 	if err != nil {
 		return Subscribed{}, err
 	}
-	out := Subscribed{Connection: c, Backfill: frames, sent: map[string]bool{}}
+	// Oldest first: a message at its id's time, a change at its log's.
+	i, j := 0, 0
+	for i < len(changed) || j < len(msgs) {
+		if j == len(msgs) || i < len(changed) && changed[i].at.Before(chat.IDTime(msgs[j].ID)) {
+			out.Backfill = append(out.Backfill, changed[i].frame)
+			out.changes[changed[i].id] = changed[i].frame
+			i++
+			continue
+		}
+		out.Backfill = append(out.Backfill, frames[j])
+		j++
+	}
 	cut := s.Now().UTC().Add(-RecentWindow)
 	for _, m := range msgs {
 		out.sent[m.ID] = true
@@ -72,9 +123,81 @@ func (s *Subscriber) backfill(ctx context.Context, c Connection, since string) (
 	return out, nil
 }
 
+// reloadFrame tells a reconnecting client that what changed since its
+// since cannot all be sent: it reads its list anew (GET .../messages).
+func reloadFrame() []byte {
+	b, _ := json.Marshal(struct {
+		Type       string  `json:"type"`
+		NextCursor *string `json:"next_cursor"`
+		Reload     bool    `json:"reload"`
+	}{"backfill_truncated", nil, true})
+	return b
+}
+
+// changeFrame is a changed message's push, to be sent at its time.
+type changeFrame struct {
+	id    string
+	at    time.Time
+	frame []byte
+}
+
+// changeFrames renders, for c's reader and in logged's order, the state
+// now of each logged message: message.deleted for a deleted one (no
+// content), else message.updated with its view. A message gone from the
+// table is left out.
+func (s *Subscriber) changeFrames(ctx context.Context, c Connection, logged []LoggedChange) ([]changeFrame, error) {
+	if len(logged) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(logged))
+	for i, l := range logged {
+		ids[i] = l.MessageID
+	}
+	msgs, err := s.Backfills.Messages(ctx, c.ChannelID, ids)
+	if err != nil {
+		return nil, err
+	}
+	frames, err := s.stateFrames(ctx, c, msgs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]changeFrame, 0, len(logged))
+	for _, l := range logged {
+		if b, ok := frames[l.MessageID]; ok {
+			out = append(out, changeFrame{id: l.MessageID, at: l.At, frame: b})
+		}
+	}
+	return out, nil
+}
+
+// stateFrames renders msgs' states now for c's reader, by id: a deleted
+// message as message.deleted with its id alone, another as message.updated
+// with its view.
+func (s *Subscriber) stateFrames(ctx context.Context, c Connection, msgs []chat.Message) (map[string][]byte, error) {
+	var live []chat.Message
+	out := make(map[string][]byte, len(msgs))
+	for _, m := range msgs {
+		if m.Deleted() {
+			out[m.ID] = deletedFrame(m.ID)
+			continue
+		}
+		live = append(live, m)
+	}
+	frames, err := s.frames(ctx, c, live, "message.updated")
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range live {
+		out[m.ID] = frames[i]
+	}
+	return out, nil
+}
+
 // Ready ends a subscribe's backfill, after "subscribed" was sent (see
 // backfill): it returns the frames of the messages whose pushes were held
-// meanwhile, to send next. Nothing for a subscribe without "since".
+// meanwhile, to send next: a held new message the backfill did not send,
+// and each held change as its message's state now (unless the backfill
+// sent that very state). Nothing for a subscribe without "since".
 // Errors: those of the store; the client then reconnects (the route closes
 // the connection).
 func (s *Subscriber) Ready(ctx context.Context, sub Subscribed) ([][]byte, error) {
@@ -97,22 +220,31 @@ func (s *Subscriber) Ready(ctx context.Context, sub Subscribed) ([][]byte, error
 		}
 	}
 	var out [][]byte
-	for _, group := range []struct {
-		ids []string
-		typ string
-	}{{stored, "message"}, {changed, "message.updated"}} {
-		if len(group.ids) == 0 {
-			continue
-		}
-		msgs, err := s.Backfills.Messages(ctx, c.ChannelID, group.ids)
+	if len(stored) > 0 {
+		msgs, err := s.Backfills.Messages(ctx, c.ChannelID, stored)
 		if err != nil {
 			return nil, err
 		}
-		frames, err := s.frames(ctx, c, msgs, group.typ)
+		frames, err := s.frames(ctx, c, msgs, "message")
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, frames...)
+	}
+	if len(changed) > 0 {
+		msgs, err := s.Backfills.Messages(ctx, c.ChannelID, changed)
+		if err != nil {
+			return nil, err
+		}
+		frames, err := s.stateFrames(ctx, c, msgs)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range msgs {
+			if b := frames[m.ID]; !bytes.Equal(b, sub.changes[m.ID]) {
+				out = append(out, b)
+			}
+		}
 	}
 	return out, nil
 }
@@ -153,14 +285,16 @@ const (
 // hold holds, for each pending connection of conns, the push of c's
 // message for its subscribe to send (see backfill), and returns the
 // connections to push to now: the others, less those whose backfill sent
-// the message. A store that cannot hold (a test's fake) holds nothing.
+// the message. An edit or a deletion is held like a translation landing
+// (its subscribe sends the message's state after the backfill, never
+// before it). A store that cannot hold (a test's fake) holds nothing.
 func (p *Pusher) hold(ctx context.Context, c Change, conns []Connection) []Connection {
-	if c.Kind != MessageStored && c.Kind != MessageChanged {
+	if c.Kind == RoomClosed {
 		return conns
 	}
 	h, _ := p.Store.(Holder)
 	kind := holdStored
-	if c.Kind == MessageChanged {
+	if c.Kind != MessageStored {
 		kind = holdUpdated
 	}
 	out := conns[:0:0]

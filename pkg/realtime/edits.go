@@ -37,12 +37,18 @@ func (p *Pusher) editSends(c Change, conns []Connection) ([]send, error) {
 	return sends, nil
 }
 
-// deleteSends are the pushes of a deletion: the id, to every connection.
-func deleteSends(c Change, conns []Connection) []send {
+// deletedFrame is the push of message id's deletion: its id alone.
+func deletedFrame(id string) []byte {
 	data, _ := json.Marshal(struct {
 		ID string `json:"id"`
-	}{c.Message.ID})
+	}{id})
 	b, _ := json.Marshal(frame{Type: "message.deleted", Data: data})
+	return b
+}
+
+// deleteSends are the pushes of a deletion: the id, to every connection.
+func deleteSends(c Change, conns []Connection) []send {
+	b := deletedFrame(c.Message.ID)
 	sends := make([]send, 0, len(conns))
 	for _, conn := range conns {
 		sends = append(sends, send{conn: conn, data: b})

@@ -42,6 +42,31 @@ type Change struct {
 	RoomID    string
 }
 
+// changesView reports whether c changes a message some reader already
+// holds: an edit, a deletion, or a modification that stored translations
+// (others, such as the sweep's bookkeeping, change no view).
+func (c Change) changesView() bool {
+	switch c.Kind {
+	case MessageEdited, MessageDeleted:
+		return true
+	case MessageChanged:
+		return !sameLanguages(c.Message.TranslatedLanguages, c.Before.TranslatedLanguages)
+	}
+	return false
+}
+
+func sameLanguages(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, l := range a {
+		if !slices.Contains(b, l) {
+			return false
+		}
+	}
+	return true
+}
+
 func (c Change) channel() string {
 	if c.Kind == RoomClosed {
 		return c.ChannelID
@@ -79,6 +104,9 @@ type Pusher struct {
 	// Sent remembers the connections each unfinished change was sent to;
 	// nil remembers nothing.
 	Sent *Sent
+	// Changes, when set, logs each change of a message's view for the
+	// backfills of reconnecting readers (Push); nil logs nothing.
+	Changes ChangeLog
 }
 
 // Defaults of a Pusher.
@@ -115,6 +143,14 @@ func (p *Pusher) Push(ctx context.Context, c Change) error {
 	stop, cut := p.stopTimes(ctx)
 	if !stop.IsZero() && !time.Now().Before(stop) {
 		return fmt.Errorf("%w: not started", ErrUnfinished)
+	}
+	// The change is logged before the audience is read: a reader who
+	// subscribes later finds it in the log (backfill.go), one who
+	// subscribed earlier is read here. Either way nothing is missed.
+	if p.Changes != nil && c.changesView() {
+		if err := p.Changes.LogChange(ctx, c.Message.ChannelID, c.Message.ID, p.Now().UTC()); err != nil {
+			return err
+		}
 	}
 	conns, err := p.Store.Connections(ctx, c.channel(), p.Now().UTC())
 	if err != nil || len(conns) == 0 {

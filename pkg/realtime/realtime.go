@@ -41,6 +41,11 @@ const (
 	IdleTimeout = 10 * time.Minute
 	// MaxConnectionIDBytes bounds a connection id before it is used in a key.
 	MaxConnectionIDBytes = 128
+	// ChangeRetention is how long a channel's change log keeps a message's
+	// change (an edit, a deletion, a translation landing) for a reconnect's
+	// backfill: a subscribe whose since is older than this cannot be told
+	// every change, and is told to reload instead (backfill.go).
+	ChangeRetention = 7 * 24 * time.Hour
 )
 
 // Reader kinds of a connection.
@@ -118,6 +123,27 @@ type BackfillStore interface {
 	// Messages reads the channel's messages of ids (missing ones are left
 	// out). Errors: EUnavailable, EInternal.
 	Messages(ctx context.Context, channelID string, ids []string) ([]chat.Message, error)
+	// Changed reads the channel's change log (ChangeLog) from since on: the
+	// messages changed at or after since, each once, in the order of its
+	// latest change, at most max. complete is false when the log holds
+	// more than max of them, or more entries than one read takes. Errors:
+	// EUnavailable, EInternal.
+	Changed(ctx context.Context, channelID string, since time.Time, max int) (changes []LoggedChange, complete bool, err error)
+}
+
+// LoggedChange is one message's latest entry in its channel's change log.
+type LoggedChange struct {
+	MessageID string
+	At        time.Time
+}
+
+// ChangeLog records message changes for reconnecting readers: a subscribe
+// with since learns from it which older messages were edited, deleted or
+// translated while its reader was away.
+type ChangeLog interface {
+	// LogChange records that message messageID of channelID changed at at,
+	// with one write, kept ChangeRetention. Errors: EUnavailable, EInternal.
+	LogChange(ctx context.Context, channelID, messageID string, at time.Time) error
 }
 
 // Holder is implemented by a ConnectionStore that can hold a push for a

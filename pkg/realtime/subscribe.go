@@ -34,6 +34,8 @@ type Subscribed struct {
 	// recent enough that a push may still be on its way (Ready).
 	sent   map[string]bool
 	recent []string
+	// changes are the frames of the changes the backfill sent, by id.
+	changes map[string][]byte
 }
 
 // GuestSessions finds a guest token's session (rooms.SessionStore).

@@ -97,7 +97,7 @@ func Push(a *app.App, sender realtime.Sender) *wsapi.Push {
 	}
 	return &wsapi.Push{Pusher: &realtime.Pusher{
 		Store: st, Translations: rs, Sender: sender, Encode: messageview.Encode, Now: a.Now,
-		Concurrency: n, Sent: &realtime.Sent{},
+		Concurrency: n, Sent: &realtime.Sent{}, Changes: st,
 	}}
 }
 

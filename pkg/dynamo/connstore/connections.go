@@ -22,6 +22,7 @@ var (
 	_ realtime.BackfillStore   = (*Store)(nil)
 	_ realtime.TypingStore     = (*Store)(nil)
 	_ realtime.Holder          = (*Store)(nil)
+	_ realtime.ChangeLog       = (*Store)(nil)
 )
 
 // connPrefix starts the sort key of a channel's subscribed connections:
@@ -363,4 +364,76 @@ func RealtimeChange(eventName string, oldImage, newImage map[string]types.Attrib
 		return realtime.Change{Kind: realtime.MessageChanged, Message: m, Before: before}, true
 	}
 	return realtime.Change{}, false
+}
+
+// changePrefix starts the sort key of a channel's change log: pk
+// CHAN#<channel>, sk CHG#<sortTime(at)>#<message id>. CHG# sorts before
+// MSG#, READER#, ROOM# and SUB#, so no other Query of the channel reads it.
+const changePrefix = "CHG#"
+
+// maxChangeEntries bounds the entries one backfill reads from the change
+// log: a message changed many times has one entry a change.
+const maxChangeEntries = 1000
+
+// LogChange implements realtime.ChangeLog with one UpdateItem (an upsert:
+// a retried push writes the same entry again, or one more at a later time,
+// which the read folds): the entry's message id and its TTL,
+// realtime.ChangeRetention after at.
+func (s *Store) LogChange(ctx context.Context, channelID, messageID string, at time.Time) error {
+	if !chat.ValidID(channelID) || !chat.ValidID(messageID) {
+		return chat.Internal(fmt.Errorf("dynamo: log change of message %q of channel %q: invalid id", messageID, channelID))
+	}
+	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.Name,
+		Key:                       dynamo.Key(dynamo.ChanPK(channelID), changePrefix+dynamo.SortTime(at)+"#"+messageID),
+		UpdateExpression:          aws.String("SET message_id = :id, #ttl = :ttl"),
+		ExpressionAttributeNames:  map[string]string{"#ttl": dynamo.AttrTTL},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":id": dynamo.Str(messageID), ":ttl": dynamo.Num(dynamo.Epoch(at.Add(realtime.ChangeRetention)))},
+	})
+	return dynamo.Fail("log change of message "+messageID, err)
+}
+
+// Changed implements realtime.BackfillStore with one strongly consistent
+// Query of the change log from since on, at most maxChangeEntries entries
+// (about 100 bytes each: never 1 MB); more is incomplete. Each message
+// comes once, at its latest entry, in that order.
+func (s *Store) Changed(ctx context.Context, channelID string, since time.Time, max int) ([]realtime.LoggedChange, bool, error) {
+	op := "change log of channel " + channelID
+	from := changePrefix + dynamo.SortTime(since.Truncate(time.Millisecond))
+	res, err := s.Client.Query(ctx, &dynamodb.QueryInput{
+		TableName:                 &s.Name,
+		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :from AND :to"),
+		ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrPK, "#sk": dynamo.AttrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(dynamo.ChanPK(channelID)), ":from": dynamo.Str(from), ":to": dynamo.Str("CHG$")},
+		ConsistentRead:            aws.Bool(true),
+		Limit:                     aws.Int32(maxChangeEntries),
+	})
+	if err != nil {
+		return nil, false, dynamo.Fail(op, err)
+	}
+	items := res.Items
+	if len(res.LastEvaluatedKey) > 0 {
+		// More entries than one read takes (or 1 MB of them).
+		return nil, false, nil
+	}
+	latest := map[string]int{}
+	var out []realtime.LoggedChange
+	for _, av := range items {
+		sk := strings.TrimPrefix(dynamo.GetS(av, dynamo.AttrSK), changePrefix)
+		stamp, id, ok := strings.Cut(sk, "#")
+		at, err := time.Parse(time.RFC3339Nano, stamp)
+		if !ok || err != nil || !chat.ValidID(id) {
+			return nil, false, chat.Internal(fmt.Errorf("dynamo: %s: malformed entry %q", op, sk))
+		}
+		if i, seen := latest[id]; seen {
+			out[i].MessageID = "" // folded into this later entry
+		}
+		latest[id] = len(out)
+		out = append(out, realtime.LoggedChange{MessageID: id, At: at})
+	}
+	out = slices.DeleteFunc(out, func(l realtime.LoggedChange) bool { return l.MessageID == "" })
+	if len(out) > max {
+		return out[:max], false, nil
+	}
+	return out, true, nil
 }
