@@ -180,7 +180,7 @@ func (s *Store) sigWrite(u *inbound.SignatureUse, now time.Time) types.TransactW
 // record; with a.Judged, a ConditionCheck that the webhook's by-id item
 // still holds the settings judged on (SettingsChanged otherwise).
 func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
-	items, sigIdx, keyIdx := s.acceptItems(a, now)
+	items, sigIdx, keyIdx, msgIdx := s.acceptItems(a, now)
 	verIdx := -1
 	if a.Judged != nil {
 		check, err := s.versionCheck(*a.Judged)
@@ -206,6 +206,11 @@ func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time)
 	switch {
 	case reasons == nil:
 		return inbound.Written, inbound.Record{}, nil
+	case dynamo.ConditionFailed(reasons, msgIdx) && dynamo.OwnMessage(reasons[msgIdx].Item, a.Message):
+		// This very transaction committed, its answer was lost and the SDK
+		// sent it again: it met its own writes (its message, signature and
+		// key record), which are all there.
+		return inbound.Written, inbound.Record{}, nil
 	case verIdx >= 0 && dynamo.ConditionFailed(reasons, verIdx):
 		return inbound.SettingsChanged, inbound.Record{}, nil
 	case sigIdx >= 0 && dynamo.ConditionFailed(reasons, sigIdx):
@@ -225,8 +230,8 @@ func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time)
 }
 
 // acceptItems are the writes of Accept, with the indexes of the signature
-// and the idempotency record among them (-1 when absent).
-func (s *Store) acceptItems(a inbound.Acceptance, now time.Time) (items []types.TransactWriteItem, sigIdx, keyIdx int) {
+// and the idempotency record among them (-1 when absent) and the message's.
+func (s *Store) acceptItems(a inbound.Acceptance, now time.Time) (items []types.TransactWriteItem, sigIdx, keyIdx, msgIdx int) {
 	sigIdx, keyIdx = -1, -1
 	if a.Signature != nil {
 		sigIdx = len(items)
@@ -247,11 +252,12 @@ func (s *Store) acceptItems(a inbound.Acceptance, now time.Time) (items []types.
 		keyIdx = len(items)
 		items = append(items, claim)
 	}
+	msgIdx = len(items)
 	items = append(items,
-		dynamo.Put(s.Name, dynamo.MessageItemOf(a.Message), "attribute_not_exists(pk)", nil),
+		dynamo.MessagePut(s.Name, a.Message),
 		dynamo.Put(s.Name, requestLogItemOf(a.Log), "attribute_not_exists(pk)", nil),
 	)
-	return items, sigIdx, keyIdx
+	return items, sigIdx, keyIdx, msgIdx
 }
 
 // Log implements inbound.Store: one PutItem, or with sig one
