@@ -182,7 +182,7 @@ func TestWebhookEditKeyUnderConcurrency(t *testing.T) {
 
 // TestSignedWebhookEditRetriedWithItsKey: a signed edit sent again as it
 // was, with its key, is replayed, not refused as signature_replayed (the
-// contract's rule for posts, held for edits); its signature without the
+// rule for posts, held for edits); its signature without the
 // key stays spent.
 func TestSignedWebhookEditRetriedWithItsKey(t *testing.T) {
 	w := newMemberWorld(t)
