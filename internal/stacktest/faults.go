@@ -3,11 +3,13 @@ package stacktest
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 )
 
 // ErrInjected is the error an injected fault returns.
@@ -28,6 +30,9 @@ type rule struct {
 	after bool
 	left  int
 	err   error
+	// attempt: the rule fails one attempt of the SDK's, inside its retry
+	// loop (LoseAnswer), not the call.
+	attempt bool
 }
 
 // When Faults.Fail is asked to fail a call.
@@ -55,6 +60,17 @@ func (f *Faults) FailWith(op string, skip, times int, err error) {
 	f.rules = append(f.rules, &rule{op: op, skip: skip, left: times, err: err})
 }
 
+// LoseAnswer makes the (skip+1)th next attempt of op reach the server and
+// its answer be lost to an HTTP 500, as DynamoDB's InternalServerError (a
+// request that may have been carried out) or a timeout looks to the SDK:
+// the SDK's own retryer then sends the call again, as it does in AWS. The
+// caller sees only the retry's answer.
+func (f *Faults) LoseAnswer(op string, skip int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rules = append(f.rules, &rule{op: op, skip: skip, after: true, left: 1, attempt: true})
+}
+
 // TransactionConflict is DynamoDB's answer to a transaction of n items that
 // collided with another transaction on item i.
 func TransactionConflict(n, i int) error {
@@ -73,12 +89,13 @@ func (f *Faults) Clear() {
 	f.rules = nil
 }
 
-// match reports whether this call of op fails, when, and with what.
-func (f *Faults) match(op string) (fail, after bool, err error) {
+// match reports whether this call (or, with attempt, this attempt) of op
+// fails, when, and with what.
+func (f *Faults) match(op string, attempt bool) (fail, after bool, err error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, r := range f.rules {
-		if r.op != op || r.left == 0 {
+		if r.op != op || r.left == 0 || r.attempt != attempt {
 			continue
 		}
 		if r.skip > 0 {
@@ -100,7 +117,7 @@ func (f *Faults) install(cfg *aws.Config) {
 		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("InjectFaults",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				op := middleware.GetServiceID(ctx) + "." + middleware.GetOperationName(ctx)
-				fail, after, injected := f.match(op)
+				fail, after, injected := f.match(op, false)
 				if fail && !after {
 					return middleware.InitializeOutput{}, middleware.Metadata{}, injected
 				}
@@ -110,5 +127,20 @@ func (f *Faults) install(cfg *aws.Config) {
 				}
 				return out, md, err
 			}), middleware.Before)
+	}, func(stack *middleware.Stack) error {
+		// After the SDK's retry middleware: once per attempt.
+		return stack.Finalize.Insert(middleware.FinalizeMiddlewareFunc("InjectAttemptFaults",
+			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+				out, md, err := next.HandleFinalize(ctx, in)
+				if err != nil {
+					return out, md, err
+				}
+				op := middleware.GetServiceID(ctx) + "." + middleware.GetOperationName(ctx)
+				if fail, _, _ := f.match(op, true); fail {
+					lost := &http.Response{StatusCode: http.StatusInternalServerError, Header: http.Header{}, Body: http.NoBody}
+					return middleware.FinalizeOutput{}, md, &smithyhttp.ResponseError{Response: &smithyhttp.Response{Response: lost}, Err: ErrInjected}
+				}
+				return out, md, err
+			}), "Retry", middleware.After)
 	})
 }

@@ -28,10 +28,12 @@ import (
 
 // logRecord is one record of the inbound request log as the list returns it.
 type logRecord struct {
-	Status    int    `json:"status"`
-	Outcome   string `json:"outcome"`
-	ErrorCode string `json:"error_code"`
-	Scheme    string `json:"auth_scheme"`
+	Status         int     `json:"status"`
+	Outcome        string  `json:"outcome"`
+	ErrorCode      string  `json:"error_code"`
+	Scheme         string  `json:"auth_scheme"`
+	IdempotencyKey *string `json:"idempotency_key"`
+	MessageID      *string `json:"message_id"`
 }
 
 // requestLog returns webhook's request log, newest first.

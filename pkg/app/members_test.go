@@ -484,3 +484,68 @@ func record(rec interface {
 	}
 	return &httpRecorder{code: res.StatusCode, hdr: res.Header, body: b.String()}
 }
+
+// TestConcurrentPostsInOneMillisecond: hundreds of members' posts from
+// several goroutines, all in one millisecond (the clock stands still), on
+// the strict local AWS, while a few of their writes commit and lose their
+// answer (an HTTP 500 the SDK retries, as in AWS): every post answers 201
+// with its own id, and every message is stored once.
+func TestConcurrentPostsInOneMillisecond(t *testing.T) {
+	w := newMemberWorld(t)
+	now := time.Now().UTC()
+	w.app.Now = func() time.Time { return now }
+	hs, err := handlers.All(w.app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.h = httpapi.Mux(hs)
+	path := w.wsPath("/channels/" + w.general + "/messages")
+	for _, skip := range []int{3, 40, 41, 150} {
+		w.st.Faults.LoseAnswer("DynamoDB.PutItem", skip)
+	}
+	w.st.Faults.LoseAnswer("DynamoDB.TransactWriteItems", 7)
+	const goroutines, each = 8, 40
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ids := map[string]bool{}
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				hdr := bearer(w.ben)
+				if i%4 == 0 {
+					hdr["Idempotency-Key"] = fmt.Sprintf("k-%d-%d", g, i)
+				}
+				rec := w.do(t, "POST", path, fmt.Sprintf(`{"content":"post %d of %d"}`, i, g), hdr)
+				if rec.Code != 201 || rec.Header().Get("Idempotent-Replayed") != "" {
+					t.Errorf("post %d of %d: %d (replayed %q) %s, want a first 201", i, g, rec.Code, rec.Header().Get("Idempotent-Replayed"), rec.Body)
+					continue
+				}
+				id := decodeAs[struct{ Data viewBody }](t, rec.Body.Bytes()).Data.ID
+				mu.Lock()
+				if ids[id] {
+					t.Errorf("id %s answered twice", id)
+				}
+				ids[id] = true
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(ids) != goroutines*each {
+		t.Fatalf("%d distinct ids answered, want %d", len(ids), goroutines*each)
+	}
+	stored := 0
+	for key := range w.snapshot(t) {
+		if strings.HasPrefix(key, "CHAN#"+w.general+" MSG#") {
+			if !ids[strings.TrimPrefix(key, "CHAN#"+w.general+" MSG#")] {
+				t.Errorf("stored %s, answered to no post", key)
+			}
+			stored++
+		}
+	}
+	if stored != goroutines*each {
+		t.Fatalf("%d messages stored, want %d", stored, goroutines*each)
+	}
+}

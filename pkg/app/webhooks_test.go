@@ -15,6 +15,7 @@ import (
 	"github.com/chatbridge/chat/internal/handlers"
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
 	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/signature"
@@ -409,3 +410,151 @@ func TestApplyAndAPIManageTheSameWebhooks(t *testing.T) {
 }
 
 func kindOf(s string) webhooks.Kind { return webhooks.Kind(s) }
+
+// TestNullClearsOptionalFields: in a PATCH, null removes an optional field
+// (rate_limit of outbound and support webhooks, bot_avatar_url of inbound
+// ones) from both twins in one write audited with the field's name; the
+// answer, the next list and the field's effect (the delivery path's limit,
+// the bot's avatar on a post) show it gone. A wrong type is still a 422 on
+// the field, and null again changes nothing.
+func TestNullClearsOptionalFields(t *testing.T) {
+	w := newAdminWorld(t)
+	ctx := context.Background()
+	st := storetest.New(w.app.DB, w.app.Table)
+	// twins returns the attribute of both twins of webhook id ("-" when
+	// absent), by-id first.
+	twins := func(byIDPK, attr, id string) string {
+		var got []string
+		for key, it := range w.snapshot(t) {
+			if it.pk == byIDPK+id || strings.HasPrefix(key, "WS#"+w.ws.ID+" ") && strings.HasSuffix(it.sk, "#"+id) {
+				v, ok := it.attrs[attr]
+				if !ok {
+					v = "-"
+				}
+				if it.pk == byIDPK+id {
+					got = append([]string{v}, got...)
+				} else {
+					got = append(got, v)
+				}
+			}
+		}
+		return strings.Join(got, " ")
+	}
+	lastAudit := func() []any {
+		_, audit, _ := w.call(t, "GET", w.api("/audit-events?limit=1"), "", w.admin, 0)
+		return audit["data"].([]any)[0].(map[string]any)["changes"].([]any)
+	}
+	listed := func(path, id, field string) any {
+		_, list, _ := w.call(t, "GET", w.api(path), "", w.member, 0)
+		for _, it := range list["data"].([]any) {
+			if m := it.(map[string]any); m["id"] == id {
+				return m[field]
+			}
+		}
+		t.Fatalf("%s does not list %s", path, id)
+		return nil
+	}
+
+	for _, tc := range []struct{ kind, prefix, create string }{
+		{"outbound", "OWH#", `{"name":"Limited","url":"https://limited.example.invalid/h","events":["room.created"],"rate_limit":7}`},
+		{"support", "SWH#", `{"name":"Limited","url":"https://limited.example.invalid/h","rate_limit":7}`},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			base := w.api("/" + tc.kind + "-webhooks")
+			status, created, raw := w.call(t, "POST", base, tc.create, w.admin, 2)
+			if status != 201 || data(created)["rate_limit"] != float64(7) {
+				t.Fatalf("create: %d %s", status, raw)
+			}
+			id := data(created)["id"].(string)
+			wh, err := st.Webhooks.Get(ctx, kindOf(tc.kind), id)
+			if err != nil || wh == nil {
+				t.Fatalf("get %s: %v", id, err)
+			}
+			limit := func() int {
+				d, err := st.Deliveries.Webhook(ctx, tc.kind, w.ws.ID, webhookstore.ListedSK(*wh))
+				if err != nil {
+					t.Fatalf("the delivery path's read: %v", err)
+				}
+				return d.RateLimit
+			}
+			if got := twins(tc.prefix, "rate_limit", id); got != "7 7" || limit() != 7 {
+				t.Fatalf("stored before: %q, delivery limit %d, want 7 on both twins", got, limit())
+			}
+			if rec := w.do(t, "PATCH", base+"/"+id, `{"rate_limit":"7"}`, w.admin); rec.Code != 422 || !strings.Contains(rec.Body.String(), `"rate_limit"`) {
+				t.Fatalf("a string: %d %s, want 422 on rate_limit", rec.Code, rec.Body)
+			}
+			status, patched, raw := w.call(t, "PATCH", base+"/"+id, `{"rate_limit":null}`, w.admin, 2)
+			if status != 200 || data(patched)["rate_limit"] != nil {
+				t.Fatalf("clear: %d %s", status, raw)
+			}
+			if got := twins(tc.prefix, "rate_limit", id); got != "- -" {
+				t.Fatalf("stored after null: %q, want no rate_limit on either twin", got)
+			}
+			if got := limit(); got != 0 {
+				t.Fatalf("the delivery path reads rate_limit %d after null, want 0 (none)", got)
+			}
+			if got := listed("/"+tc.kind+"-webhooks", id, "rate_limit"); got != nil {
+				t.Fatalf("listed rate_limit %v after null, want null", got)
+			}
+			if ch := lastAudit(); len(ch) != 1 || ch[0] != "rate_limit" {
+				t.Fatalf("audit changes %v, want [rate_limit]", ch)
+			}
+			// Null again: nothing to change, nothing written.
+			before := len(w.snapshot(t))
+			if status, patched, raw := w.call(t, "PATCH", base+"/"+id, `{"rate_limit":null}`, w.admin, 2); status != 200 || data(patched)["rate_limit"] != nil {
+				t.Fatalf("null again: %d %s", status, raw)
+			}
+			if after := len(w.snapshot(t)); after != before {
+				t.Fatalf("null again wrote: %d items, then %d", before, after)
+			}
+			// A value sets it again.
+			if status, patched, _ := w.call(t, "PATCH", base+"/"+id, `{"rate_limit":3}`, w.admin, 2); status != 200 || data(patched)["rate_limit"] != float64(3) || limit() != 3 {
+				t.Fatalf("set again: %d %v, delivery limit %d", status, data(patched)["rate_limit"], limit())
+			}
+		})
+	}
+
+	t.Run("inbound", func(t *testing.T) {
+		status, created, raw := w.call(t, "POST", w.api("/inbound-webhooks"),
+			`{"channel_id":"`+w.general+`","bot_name":"Avatar Bot","bot_avatar_url":"https://avatars.example.invalid/a.png"}`, w.admin, 2)
+		if status != 201 {
+			t.Fatalf("create: %d %s", status, raw)
+		}
+		id, secret := data(created)["id"].(string), data(created)["secret"].(string)
+		avatar := func() any {
+			rec := w.do(t, "POST", w.postPath(id), `{"content":"hello"}`, map[string]string{"X-Service-Webhook-Secret": secret})
+			var b struct {
+				Data struct {
+					Author map[string]any `json:"author"`
+				} `json:"data"`
+			}
+			if rec.Code != 202 || json.Unmarshal(rec.Body.Bytes(), &b) != nil {
+				t.Fatalf("post: %d %s", rec.Code, rec.Body)
+			}
+			return b.Data.Author["avatar_url"]
+		}
+		if got := avatar(); got != "https://avatars.example.invalid/a.png" {
+			t.Fatalf("post before: avatar_url %v", got)
+		}
+		if rec := w.do(t, "PATCH", w.api("/inbound-webhooks/"+id), `{"bot_avatar_url":5}`, w.admin); rec.Code != 422 || !strings.Contains(rec.Body.String(), `"bot_avatar_url"`) {
+			t.Fatalf("a number: %d %s, want 422 on bot_avatar_url", rec.Code, rec.Body)
+		}
+		status, patched, raw := w.call(t, "PATCH", w.api("/inbound-webhooks/"+id), `{"bot_avatar_url":null}`, w.admin, 2)
+		if status != 200 || data(patched)["bot_avatar_url"] != nil {
+			t.Fatalf("clear: %d %s", status, raw)
+		}
+		if got := twins("IWH#", "bot_avatar_url", id); got != "- -" {
+			t.Fatalf("stored after null: %q, want no bot_avatar_url on either twin", got)
+		}
+		if got := listed("/inbound-webhooks", id, "bot_avatar_url"); got != nil {
+			t.Fatalf("listed bot_avatar_url %v after null, want null", got)
+		}
+		if ch := lastAudit(); len(ch) != 1 || ch[0] != "bot_avatar_url" {
+			t.Fatalf("audit changes %v, want [bot_avatar_url]", ch)
+		}
+		// The settings cache (1 minute here) does not outlive the change.
+		if got := avatar(); got != nil {
+			t.Fatalf("post after null: avatar_url %v, want null", got)
+		}
+	})
+}

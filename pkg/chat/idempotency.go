@@ -1,7 +1,7 @@
 package chat
 
-// The Idempotency-Key rules that webhook posts and members' posts share
-// (contract section 4 step 6): which keys are valid, how a key is stored
+// The Idempotency-Key rules that webhook posts, webhook edits and members'
+// posts share (contract section 4 step 6): which keys are valid, how a key is stored
 // (its hash), and what makes two requests "the same request" for a key
 // (their fingerprint).
 
@@ -43,7 +43,20 @@ func HashIdempotencyKey(k string) string {
 // content and skip_translation. A key sent again with another fingerprint
 // is a reused key.
 func IdempotencyFingerprint(channelID, content string, skipTranslation bool) string {
-	b, _ := json.Marshal([]any{channelID, content, skipTranslation})
+	return fingerprint(channelID, content, skipTranslation)
+}
+
+// ChangeFingerprint identifies an inbound webhook's edit or deletion of a
+// message for its key (the key is the webhook's, which its posts share):
+// the method, the message and the body (the channel named, or the webhook's
+// own, and an edit's content; "" for a deletion). It never equals a post's.
+func ChangeFingerprint(method, messageID, channelID, content string) string {
+	return fingerprint(method, messageID, channelID, content)
+}
+
+// fingerprint is the hex SHA-256 of parts as a JSON array.
+func fingerprint(parts ...any) string {
+	b, _ := json.Marshal(parts)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

@@ -49,3 +49,23 @@ func TestFingerprintSeparatesFields(t *testing.T) {
 		t.Error("HashKey is not a case-sensitive hex SHA-256")
 	}
 }
+
+// TestChangeFingerprint: an edit or deletion is the same request only with
+// the same method, message, channel and content, and never a post.
+func TestChangeFingerprint(t *testing.T) {
+	a := chat.ChangeFingerprint("PATCH", "M1", "C1", "hello")
+	for name, other := range map[string]string{
+		"method":  chat.ChangeFingerprint("DELETE", "M1", "C1", "hello"),
+		"message": chat.ChangeFingerprint("PATCH", "M2", "C1", "hello"),
+		"channel": chat.ChangeFingerprint("PATCH", "M1", "C2", "hello"),
+		"content": chat.ChangeFingerprint("PATCH", "M1", "C1", "hello!"),
+		"a post":  chat.IdempotencyFingerprint("C1", "hello", false),
+	} {
+		if other == a {
+			t.Errorf("another %s gives the same fingerprint", name)
+		}
+	}
+	if chat.ChangeFingerprint("PATCH", "M1", "C1", "hello") != a {
+		t.Fatal("the same change gives another fingerprint")
+	}
+}

@@ -68,7 +68,8 @@ type ChannelItem struct {
 
 // InboundItem: pk IWH#<webhook>, sk #META, and its listed twin pk WS#<ws>,
 // sk IWH#<sortTime(created)>#<webhook> (see webhooks.go). A deleted one is
-// a tombstone: deleted_at set, enabled false, no secrets, a TTL.
+// a tombstone: deleted_at set, enabled false, no secrets, a TTL. An empty
+// bot_avatar_url is not stored (a PATCH's null removes it).
 type InboundItem struct {
 	PK                string    `dynamodbav:"pk"`
 	SK                string    `dynamodbav:"sk"`
@@ -76,7 +77,7 @@ type InboundItem struct {
 	WorkspaceID       string    `dynamodbav:"workspace_id"`
 	ChannelID         string    `dynamodbav:"channel_id"`
 	BotName           string    `dynamodbav:"bot_name"`
-	BotAvatarURL      string    `dynamodbav:"bot_avatar_url"`
+	BotAvatarURL      string    `dynamodbav:"bot_avatar_url,omitempty"`
 	SecretHash        string    `dynamodbav:"secret_hash"`
 	SignatureRequired bool      `dynamodbav:"signature_required"`
 	SigningSecret     string    `dynamodbav:"signing_secret"`

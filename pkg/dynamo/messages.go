@@ -7,7 +7,6 @@ import (
 	"hash/fnv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -211,21 +210,56 @@ const TranslationBatch = 100
 
 // PutMessage implements rooms.MessageWriter with one PutItem. The item's
 // INSERT on the table's stream is what queues the message for translation.
-// Errors: EConflict when a message with its id exists in its channel;
-// EUnavailable when DynamoDB failed after retries.
+// A PutItem whose answer was lost after it committed (a timeout, an HTTP
+// 500) is sent again by the SDK and meets the item it stored: that is m's
+// own write (OwnMessage), and succeeds. Errors: EConflict when another
+// message with m's id exists in its channel; EUnavailable when DynamoDB
+// failed after retries.
 func (s *Table) PutMessage(ctx context.Context, m chat.Message) error {
-	av, err := attributevalue.MarshalMap(MessageItemOf(m))
-	if err != nil {
-		return chat.Internal(err)
-	}
-	_, err = s.Client.PutItem(ctx, &dynamodb.PutItemInput{
-		TableName:           &s.Name,
-		Item:                av,
-		ConditionExpression: aws.String("attribute_not_exists(pk)"),
+	put := MessagePut(s.Name, m).Put
+	_, err := s.Client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                           put.TableName,
+		Item:                                put.Item,
+		ConditionExpression:                 put.ConditionExpression,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
+		if OwnMessage(ccf.Item, m) {
+			return nil
+		}
 		return chat.Errorf(chat.EConflict, "message %s exists", m.ID)
 	}
 	return Fail("put message "+m.ID, err)
+}
+
+// MessagePut is the write of new message m in a transaction: on condition
+// that no item holds its key, returning the one that does when it fails
+// (ALL_OLD), for OwnMessage to tell a retry of this very write from
+// another message.
+func MessagePut(table string, m chat.Message) types.TransactWriteItem {
+	put := Put(table, MessageItemOf(m), "attribute_not_exists(pk)", nil)
+	put.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	return put
+}
+
+// OwnMessage reports whether stored, the item that refused the write of new
+// message m (its old image), is m as that write stored it: the same id,
+// workspace, channel, author and creation time (to the nanosecond), and the
+// same content unless it was edited or deleted since. Only a retry of m's
+// own write meets it (the SDK resends a write whose answer was lost, though
+// it committed): an id is made once (chat.IDs), and no other post shares
+// m's author and instant besides.
+func OwnMessage(stored map[string]types.AttributeValue, m chat.Message) bool {
+	if len(stored) == 0 {
+		return false
+	}
+	var it MessageItem
+	if err := attributevalue.UnmarshalMap(stored, &it); err != nil {
+		return false
+	}
+	same := it.ID == m.ID && it.WorkspaceID == m.WorkspaceID && it.ChannelID == m.ChannelID &&
+		it.Author.Type == m.Author.Type && it.Author.ID == m.Author.ID && it.CreatedAt.Equal(m.CreatedAt)
+	changed := it.Revision > 1 || it.DeletedAt != nil
+	return same && (changed || it.Content == m.Content && it.SkipTranslation == m.SkipTranslation)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -20,27 +21,57 @@ type MessageEditor interface {
 	DeleteAsWebhook(ctx context.Context, wh chat.InboundWebhook, workspaceID, channelID, messageID string) error
 }
 
-// ChangeLogger writes an inbound change's request log record.
+// ChangeLogger writes an inbound change's request log record and its
+// Idempotency-Key's record.
 type ChangeLogger interface {
 	// Admit writes rec before the change it logs is applied, in one
-	// transaction with sig's use (as Store.Log) and a check that webhook
-	// judged still holds the settings the change was judged on: outcomes
-	// Written, SignatureUsed, SettingsChanged (nothing written). Errors:
-	// EUnavailable.
-	Admit(ctx context.Context, rec chat.RequestLog, sig *SignatureUse, judged chat.InboundWebhook, now time.Time) (Outcome, error)
+	// transaction with sig's use (as Store.Log), key's claim in progress
+	// when key is set, and a check that webhook judged still holds the
+	// settings the change was judged on: outcomes Written, SettingsChanged,
+	// SignatureUsed, KeyHeld (a live record holds the key; returned), in
+	// that precedence, nothing written but for Written. Errors:
+	// EIdempotencyKeyInUse (key set) when the transaction kept colliding
+	// with another one; EUnavailable.
+	Admit(ctx context.Context, rec chat.RequestLog, sig *SignatureUse, judged chat.InboundWebhook, key *KeyUse, now time.Time) (Outcome, Record, error)
 	// RewriteLog replaces record rec.ID, written by Admit before its
 	// change was refused. Errors: EUnavailable.
 	RewriteLog(ctx context.Context, rec chat.RequestLog) error
+	// CompleteKey completes key's claim with the applied change's answer:
+	// status, the message changed, and the message an edit left (nil for a
+	// deletion), while key.Owner still holds the claim. Errors:
+	// EUnavailable.
+	CompleteKey(ctx context.Context, key KeyUse, status int, messageID string, m *chat.Message) error
+	// ReleaseKey deletes key's claim while key.Owner still holds it, so
+	// that a refused change's key is free for its retry. Errors:
+	// EUnavailable.
+	ReleaseKey(ctx context.Context, key KeyUse) error
 }
 
+// MessageLocator finds a webhook's message without its channel.
+type MessageLocator interface {
+	// WebhookMessageChannel returns which of channels holds message
+	// messageID posted by webhook webhookID, "" for none, with key reads
+	// only. Errors: EUnavailable.
+	WebhookMessageChannel(ctx context.Context, webhookID, messageID string, channels []string) (string, error)
+}
+
+// ChangeLock is how long a change's claim on its Idempotency-Key holds the
+// key: twice the functions' 10-second timeout, so that it outlives the
+// request that holds it. A request with the key meanwhile gets 409
+// idempotency_key_in_use; a claim whose request died is taken over after.
+const ChangeLock = 20 * time.Second
+
 // Changes decides an inbound webhook's edits and deletions of the messages
-// it posted (contract section 13): the same webhook lookup, quota, size
-// and credential steps as a post (section 4, steps 1 to 5), counted and in
-// the request log alike.
+// it posted (contract section 13): the same webhook lookup, quota, size,
+// credential and Idempotency-Key steps as a post (section 4, steps 1 to
+// 6), counted and in the request log alike.
 type Changes struct {
 	*Service
 	Editor MessageEditor
 	Logs   ChangeLogger
+	// Locator finds a message posted to another channel than the
+	// webhook's own when the request names none; nil: it is not looked for.
+	Locator MessageLocator
 }
 
 // Change is one edit (Delete false) or deletion of message MessageID.
@@ -52,7 +83,8 @@ type Change struct {
 }
 
 // ChangeResult is the answer to a change: Result (Status 200 with View
-// for an edit, 204 for a deletion, or Err).
+// for an edit, 204 for a deletion, or Err; Replayed for the replay of an
+// earlier request with the same Idempotency-Key).
 type ChangeResult struct {
 	Result
 	View chat.MessageView
@@ -60,9 +92,17 @@ type ChangeResult struct {
 
 // Change decides one edit or deletion. The body of an edit is
 // {"content", "channel_id"?}; a deletion's body is empty or
-// {"channel_id"?}. channel_id names the channel the message was posted in,
-// by default the webhook's own, as a post does. A message that the webhook
+// {"channel_id"?}. channel_id names the channel the message was posted in;
+// without it the message is looked for in the webhook's own channel, then
+// (with a Locator) in the workspace's others. A message that the webhook
 // did not post is 404 not_found (a webhook cannot read a channel).
+//
+// An Idempotency-Key (contract section 4 step 6, scoped to the webhook,
+// shared with its posts) makes the change once: the same request again
+// (method, message, channel and content) replays the first answer, a
+// different one is idempotency_key_reused, and one while the first is
+// applied idempotency_key_in_use. Only an applied change is replayed. A
+// signature already used by a request with the same key may be used again.
 //
 // The request's log record (with its signature, when signed) is written
 // before the change is applied, in one transaction that also checks the
@@ -77,6 +117,7 @@ func (s *Changes) Change(ctx context.Context, req Request, c Change) ChangeResul
 	if err != nil {
 		return ChangeResult{Result: Result{Err: err}}
 	}
+	d.log.IdempotencyKey = printableKey(req)
 	now := s.Now()
 	if res, ok := d.admit(ctx, now); !ok {
 		return ChangeResult{Result: res}
@@ -99,7 +140,7 @@ func (s *Changes) Change(ctx context.Context, req Request, c Change) ChangeResul
 	}
 }
 
-// judge applies steps 4 and 5 to a change on d's settings, then admits and
+// judge applies steps 4 to 6 to a change on d's settings, then admits and
 // applies it; again reports that the settings changed since they were
 // read, and nothing was written.
 func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Time) (res ChangeResult, again bool) {
@@ -107,43 +148,57 @@ func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Tim
 	if !ok {
 		return ChangeResult{Result: r}, false
 	}
+	d.keyRetries(sig)
 	switch {
 	case d.req.MediaTypeErr != nil && len(d.req.Body) > 0:
 		return ChangeResult{Result: d.refuse(ctx, d.req.MediaTypeErr, checkOnly(sig))}, false
 	case d.jsonErr != nil:
 		return ChangeResult{Result: d.refuse(ctx, d.jsonErr, checkOnly(sig))}, false
 	}
-	content, channel, err := d.changeBody(d.obj, c.Delete)
+	content, channel, named, err := d.changeBody(d.obj, c.Delete)
 	if err != nil {
 		return ChangeResult{Result: d.refuse(ctx, err, checkOnly(sig))}, false
 	}
-	status := http.StatusOK
-	if c.Delete {
-		status = http.StatusNoContent
+	// Step 6, as a post's.
+	if d.req.HasKey && !chat.ValidIdempotencyKey(d.req.IdempotencyKey) {
+		return ChangeResult{Result: d.refuse(ctx, errInvalidKey(), checkOnly(sig))}, false
 	}
-	// Log the request (and record its signature) with the outcome
-	// expected, before applying it.
+	status, method := http.StatusOK, http.MethodPatch
+	if c.Delete {
+		status, method = http.StatusNoContent, http.MethodDelete
+	}
+	fp := chat.ChangeFingerprint(method, c.MessageID, channel, content)
+	var key *KeyUse
+	if d.req.HasKey {
+		key = &KeyUse{WebhookID: d.cfg.Webhook.ID, Key: d.req.IdempotencyKey, KeyHash: chat.HashIdempotencyKey(d.req.IdempotencyKey),
+			Fingerprint: fp, ExpiresAt: now.Add(IdempotencyTTL), Owner: d.log.ID, LockedUntil: now.Add(ChangeLock)}
+	}
+	// Log the request (and record its signature, and claim its key) with
+	// the outcome expected, before applying it.
 	d.log.Status, d.log.Outcome, d.log.MessageID = status, chat.OutcomeAccepted, c.MessageID
 	d.log.DurationMS = s.Now().Sub(d.req.ReceivedAt).Milliseconds()
-	outcome, err := s.Logs.Admit(context.WithoutCancel(ctx), d.log, sig, d.cfg.Webhook, now)
+	outcome, rec, err := s.Logs.Admit(context.WithoutCancel(ctx), d.log, sig, d.cfg.Webhook, key, now)
 	if err != nil || outcome != Written {
 		d.log.Status, d.log.Outcome, d.log.MessageID = 0, "", ""
 	}
 	switch {
+	case chat.IsCode(err, chat.EIdempotencyKeyInUse):
+		// Nothing was written: another request's transaction holds the key.
+		return ChangeResult{Result: d.refuse(ctx, err, sig)}, false
 	case err != nil:
 		return ChangeResult{Result: d.reject(ctx, err)}, false
 	case outcome == SettingsChanged:
 		return ChangeResult{}, true
 	case outcome == SignatureUsed:
 		return ChangeResult{Result: d.reject(ctx, errReplayed())}, false
+	case outcome == KeyHeld:
+		res := ChangeResult{Result: d.held(ctx, rec, fp, sig, now)}
+		if res.Replayed && rec.Message != nil {
+			res.View = chat.OriginalView(*rec.Message)
+		}
+		return res, false
 	}
-	wh, ws := d.cfg.Webhook, d.cfg.Workspace.ID
-	var view chat.MessageView
-	if c.Delete {
-		err = s.Editor.DeleteAsWebhook(ctx, wh, ws, channel, c.MessageID)
-	} else {
-		view, err = s.Editor.EditAsWebhook(ctx, wh, ws, channel, c.MessageID, content, c.IfMatch)
-	}
+	view, err := s.apply(ctx, d, c, channel, named, content)
 	if err != nil {
 		code := chat.ErrorCode(err)
 		d.log.Status, d.log.Outcome, d.log.ErrorCode = chat.Status(code), chat.OutcomeRejected, code
@@ -151,14 +206,68 @@ func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Tim
 		if werr := s.Logs.RewriteLog(context.WithoutCancel(ctx), d.log); werr != nil {
 			logNotWritten(ctx, d.log, werr)
 		}
+		if key != nil {
+			// Only an applied change is replayed: the key is free again.
+			if rerr := s.Logs.ReleaseKey(context.WithoutCancel(ctx), *key); rerr != nil {
+				slog.ErrorContext(ctx, "inbound: idempotency claim not released", "error", rerr.Error(),
+					"webhook_id", d.log.WebhookID, "request_log_id", d.log.ID)
+			}
+		}
 		return ChangeResult{Result: Result{Err: err, Quota: d.quota}}, false
+	}
+	if key != nil {
+		var m *chat.Message
+		if !c.Delete {
+			m = &view.Message
+		}
+		// The change is applied whatever this write does: a claim left in
+		// progress only holds the key until it lapses, and a retry after
+		// that applies the change again, which changes nothing more.
+		if cerr := s.Logs.CompleteKey(context.WithoutCancel(ctx), *key, status, c.MessageID, m); cerr != nil {
+			slog.ErrorContext(ctx, "inbound: idempotency record not completed", "error", cerr.Error(),
+				"webhook_id", d.log.WebhookID, "request_log_id", d.log.ID)
+		}
 	}
 	return ChangeResult{Result: Result{Status: status, Quota: d.quota}, View: view}, false
 }
 
+// apply makes the change in channel. A message the request did not name
+// the channel of and that is not in the webhook's own channel is looked
+// for in the workspace's other channels (key reads, no scan), so that a
+// webhook edits what it posted elsewhere as it edits the rest.
+func (s *Changes) apply(ctx context.Context, d *decision, c Change, channel string, named bool, content string) (chat.MessageView, error) {
+	wh, ws := d.cfg.Webhook, d.cfg.Workspace.ID
+	change := func(channel string) (chat.MessageView, error) {
+		if c.Delete {
+			return chat.MessageView{}, s.Editor.DeleteAsWebhook(ctx, wh, ws, channel, c.MessageID)
+		}
+		return s.Editor.EditAsWebhook(ctx, wh, ws, channel, c.MessageID, content, c.IfMatch)
+	}
+	view, err := change(channel)
+	if named || s.Locator == nil || !chat.IsCode(err, chat.ENotFound) || !chat.ValidID(c.MessageID) {
+		return view, err
+	}
+	others := make([]string, 0, len(d.cfg.Channels))
+	for ch := range d.cfg.Channels {
+		if ch != channel {
+			others = append(others, ch)
+		}
+	}
+	slices.Sort(others)
+	found, lerr := s.Locator.WebhookMessageChannel(ctx, wh.ID, c.MessageID, others)
+	switch {
+	case lerr != nil:
+		return view, lerr
+	case found == "":
+		return view, err
+	}
+	return change(found)
+}
+
 // changeBody validates a change's body: an edit's content, and the
-// channel_id of either, which must be one of the workspace's channels.
-func (d *decision) changeBody(obj jsonbody.Object, deleting bool) (content, channel string, err error) {
+// channel_id of either, which must be one of the workspace's channels;
+// named reports that the body named it.
+func (d *decision) changeBody(obj jsonbody.Object, deleting bool) (content, channel string, named bool, err error) {
 	var v chat.Validation
 	if !deleting {
 		content = messages.ContentField(obj, &v)
@@ -169,11 +278,11 @@ func (d *decision) changeBody(obj jsonbody.Object, deleting bool) (content, chan
 			if !chat.ValidID(ch) || !d.cfg.Channels[ch] {
 				v.Add("channel_id", "The selected channel id is invalid.")
 			}
-			channel = ch
+			channel, named = ch, true
 		}
 		obj.String(&v, "secret", "secret")
 	}
-	return content, channel, v.Err()
+	return content, channel, named, v.Err()
 }
 
 func logNotWritten(ctx context.Context, rec chat.RequestLog, err error) {

@@ -187,10 +187,7 @@ func (d *decision) judge(ctx context.Context, now time.Time) Result {
 	if !ok {
 		return res
 	}
-	if sig != nil && d.req.HasKey && chat.ValidIdempotencyKey(d.req.IdempotencyKey) {
-		// A resend with the same key is a retry, not a replay (step 4).
-		sig.KeyHash = chat.HashIdempotencyKey(d.req.IdempotencyKey)
-	}
+	d.keyRetries(sig)
 	// Step 5: body. A signature is judged (step 4) before the body, but
 	// whether it was used needs the store: the log write checks it.
 	if d.req.MediaTypeErr != nil {
@@ -208,7 +205,7 @@ func (d *decision) judge(ctx context.Context, now time.Time) Result {
 	// its signature is only checked. Past it, a signature counts as
 	// accepted and is recorded, whatever the answer.
 	if d.req.HasKey && !chat.ValidIdempotencyKey(d.req.IdempotencyKey) {
-		return d.refuse(ctx, chat.Errorf(chat.EInvalidIdempotencyKey, "The Idempotency-Key header must be 1 to 255 printable ASCII characters."), checkOnly(sig))
+		return d.refuse(ctx, errInvalidKey(), checkOnly(sig))
 	}
 	return d.accept(ctx, p, sig, now)
 }
@@ -230,6 +227,14 @@ func (d *decision) credentials(ctx context.Context, now time.Time) (sig *Signatu
 		return nil, d.reject(ctx, err), false
 	}
 	return sig, Result{}, true
+}
+
+// keyRetries lets sig be used again by a request with the same valid
+// Idempotency-Key: a resend with the key is a retry, not a replay (step 4).
+func (d *decision) keyRetries(sig *SignatureUse) {
+	if sig != nil && d.req.HasKey && chat.ValidIdempotencyKey(d.req.IdempotencyKey) {
+		sig.KeyHash = chat.HashIdempotencyKey(d.req.IdempotencyKey)
+	}
 }
 
 // checkOnly is sig, to be checked unused but not recorded.
@@ -489,6 +494,10 @@ func errNotFound() error {
 
 func errReplayed() error {
 	return chat.Errorf(chat.ESignatureReplayed, "This signature was already used. Sign every request anew.")
+}
+
+func errInvalidKey() error {
+	return chat.Errorf(chat.EInvalidIdempotencyKey, "The Idempotency-Key header must be 1 to 255 printable ASCII characters.")
 }
 
 func errInUse(retryAfter int) error {

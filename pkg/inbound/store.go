@@ -15,10 +15,13 @@ type QuotaCounter interface {
 	Hit(ctx context.Context, workspaceID string, window, expires time.Time) (int64, error)
 }
 
-// Idempotency record states. This version writes only completed records:
-// the key is claimed in the transaction that stores the message. A record
-// in progress can only come from an earlier version's separate claim (for
-// instance during a deployment); it holds its key until LockedUntil.
+// Idempotency record states. A post's key is claimed completed, in the
+// transaction that stores the message. A webhook's change claims its key in
+// progress, in the transaction that logs it, then applies the change and
+// completes the record (or deletes it when the change is refused): a record
+// in progress holds its key until LockedUntil, after which a retry claims
+// it again (a change applied twice changes nothing more: an edit to the
+// same content is a no-op, a deletion of a tombstone succeeds).
 const (
 	StateInProgress = "in_progress"
 	StateCompleted  = "completed"
@@ -31,12 +34,18 @@ type Record struct {
 	LockedUntil time.Time
 	ExpiresAt   time.Time
 	Status      int
-	Body        []byte
-	MessageID   string
+	// Body is a post's answer; a change's answer is rebuilt from Message
+	// (an edit's view, which may hold the content twice, would not always
+	// fit an item).
+	Body      []byte
+	MessageID string
+	// Message is the message an edit left, as its author reads it.
+	Message *chat.Message
 }
 
-// KeyUse is the idempotency record an accepted request with a key writes,
-// completed with the acceptance's Status and Body.
+// KeyUse is the idempotency record a request with a key writes: a post's,
+// completed with the acceptance's Status and Body; a change's, in progress
+// (Owner, LockedUntil) until it is completed or released.
 type KeyUse struct {
 	WebhookID string
 	Key       string
@@ -44,6 +53,10 @@ type KeyUse struct {
 	KeyHash     string
 	Fingerprint string
 	ExpiresAt   time.Time
+	// Owner is the request (its log record's id) that holds a claim in
+	// progress, until LockedUntil.
+	Owner       string
+	LockedUntil time.Time
 }
 
 // SignatureUse records that a signature was accepted for a webhook, so that

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -30,22 +31,71 @@ func quotaPK(ws string, window time.Time) string {
 func reqLogPK(ws, webhook string) string { return "REQLOG#" + ws + "#" + webhook }
 func reqLogSK(id string) string          { return "REQ#" + id }
 
-// idemItem is an idempotency record: pk IDEM#<webhook>#<sha256(key)>. This
-// version writes it completed; owner and locked_until are read only from a
-// record in progress that an earlier version's separate claim wrote.
+// idemItem is an idempotency record: pk IDEM#<webhook>#<sha256(key)>. A
+// post writes it completed, with its answer's body; a webhook's change
+// claims it in progress (owner, locked_until), then completes it with the
+// message an edit left (an edit's view may not fit an item: it is rebuilt).
 type idemItem struct {
-	PK          string `dynamodbav:"pk"`
-	SK          string `dynamodbav:"sk"`
-	State       string `dynamodbav:"state"`
-	Key         string `dynamodbav:"idempotency_key"`
-	Fingerprint string `dynamodbav:"fingerprint"`
-	Owner       string `dynamodbav:"owner,omitempty"`
-	LockedUntil int64  `dynamodbav:"locked_until,omitempty"`
-	Expires     int64  `dynamodbav:"expires_epoch"`
-	TTL         int64  `dynamodbav:"ttl"`
-	Status      int    `dynamodbav:"status,omitempty"`
-	Body        string `dynamodbav:"body,omitempty"`
-	MessageID   string `dynamodbav:"message_id,omitempty"`
+	PK          string              `dynamodbav:"pk"`
+	SK          string              `dynamodbav:"sk"`
+	State       string              `dynamodbav:"state"`
+	Key         string              `dynamodbav:"idempotency_key"`
+	Fingerprint string              `dynamodbav:"fingerprint"`
+	Owner       string              `dynamodbav:"owner,omitempty"`
+	LockedUntil int64               `dynamodbav:"locked_until,omitempty"`
+	Expires     int64               `dynamodbav:"expires_epoch"`
+	TTL         int64               `dynamodbav:"ttl"`
+	Status      int                 `dynamodbav:"status,omitempty"`
+	Body        string              `dynamodbav:"body,omitempty"`
+	MessageID   string              `dynamodbav:"message_id,omitempty"`
+	Message     *dynamo.MessageItem `dynamodbav:"message,omitempty"`
+}
+
+// idemItemOf is k's record in state, without an answer.
+func idemItemOf(k *inbound.KeyUse, state string) idemItem {
+	it := idemItem{PK: idemPK(k.WebhookID, k.KeyHash), SK: dynamo.MetaSK, State: state, Key: k.Key,
+		Fingerprint: k.Fingerprint, Expires: dynamo.Epoch(k.ExpiresAt), TTL: dynamo.Epoch(k.ExpiresAt.Add(time.Hour))}
+	if state == inbound.StateInProgress {
+		it.Owner, it.LockedUntil = k.Owner, dynamo.Epoch(k.LockedUntil)
+	}
+	return it
+}
+
+// claim is the transaction's Put of it, on condition that no live record
+// holds its key: none, an expired one, or one in progress whose lock
+// lapsed. A failed condition returns the record that holds it (ALL_OLD).
+func (s *Store) claim(it idemItem, now time.Time) types.TransactWriteItem {
+	claim := dynamo.Put(s.Name, it, "attribute_not_exists(pk) OR expires_epoch <= :now OR (#st = :inprog AND locked_until <= :now)",
+		map[string]types.AttributeValue{":inprog": dynamo.Str(inbound.StateInProgress), ":now": dynamo.Num(now.Unix())})
+	claim.Put.ExpressionAttributeNames = map[string]string{"#st": "state"}
+	claim.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	return claim
+}
+
+// heldRecord is the record a failed claim returned.
+func heldRecord(item map[string]types.AttributeValue) (inbound.Record, error) {
+	var old idemItem
+	if err := attributevalue.UnmarshalMap(item, &old); err != nil {
+		return inbound.Record{}, chat.Internal(err)
+	}
+	rec := inbound.Record{
+		State: old.State, Fingerprint: old.Fingerprint,
+		LockedUntil: time.Unix(old.LockedUntil, 0), ExpiresAt: time.Unix(old.Expires, 0),
+		Status: old.Status, Body: []byte(old.Body), MessageID: old.MessageID,
+	}
+	if old.Message != nil {
+		m := old.Message.Message()
+		rec.Message = &m
+	}
+	return rec, nil
+}
+
+// keyInUse is the answer to a transaction with a key that kept colliding
+// with another one: another request's transaction on the key is in flight.
+func keyInUse(err error) error {
+	e := chat.Errorf(chat.EIdempotencyKeyInUse, "A request with this Idempotency-Key is still being processed. Retry later.")
+	e.RetryAfter, e.Err = 1, err
+	return e
 }
 
 // sigItem records a used signature: pk SIG#<webhook>#<sha256(v1)>.
@@ -180,7 +230,7 @@ func (s *Store) sigWrite(u *inbound.SignatureUse, now time.Time) types.TransactW
 // record; with a.Judged, a ConditionCheck that the webhook's by-id item
 // still holds the settings judged on (SettingsChanged otherwise).
 func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
-	items, sigIdx, keyIdx := s.acceptItems(a, now)
+	items, sigIdx, keyIdx, msgIdx := s.acceptItems(a, now)
 	verIdx := -1
 	if a.Judged != nil {
 		check, err := s.versionCheck(*a.Judged)
@@ -193,10 +243,7 @@ func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time)
 	reasons, err := s.Transact(ctx, "accept inbound message", items)
 	if chat.IsCode(err, chat.EConflict) {
 		if a.Key != nil {
-			// Another request's transaction on this key is in flight.
-			e := chat.Errorf(chat.EIdempotencyKeyInUse, "A request with this Idempotency-Key is still being processed. Retry later.")
-			e.RetryAfter, e.Err = 1, err
-			return 0, inbound.Record{}, e
+			return 0, inbound.Record{}, keyInUse(err)
 		}
 		return 0, inbound.Record{}, chat.Unavailable(err)
 	}
@@ -206,52 +253,46 @@ func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time)
 	switch {
 	case reasons == nil:
 		return inbound.Written, inbound.Record{}, nil
+	case dynamo.ConditionFailed(reasons, msgIdx) && dynamo.OwnMessage(reasons[msgIdx].Item, a.Message):
+		// This very transaction committed, its answer was lost and the SDK
+		// sent it again: it met its own writes (its message, signature and
+		// key record), which are all there.
+		return inbound.Written, inbound.Record{}, nil
 	case verIdx >= 0 && dynamo.ConditionFailed(reasons, verIdx):
 		return inbound.SettingsChanged, inbound.Record{}, nil
 	case sigIdx >= 0 && dynamo.ConditionFailed(reasons, sigIdx):
 		return inbound.SignatureUsed, inbound.Record{}, nil
 	case keyIdx >= 0 && dynamo.ConditionFailed(reasons, keyIdx):
-		var old idemItem
-		if err := attributevalue.UnmarshalMap(reasons[keyIdx].Item, &old); err != nil {
-			return 0, inbound.Record{}, chat.Internal(err)
+		rec, err := heldRecord(reasons[keyIdx].Item)
+		if err != nil {
+			return 0, inbound.Record{}, err
 		}
-		return inbound.KeyHeld, inbound.Record{
-			State: old.State, Fingerprint: old.Fingerprint,
-			LockedUntil: time.Unix(old.LockedUntil, 0), ExpiresAt: time.Unix(old.Expires, 0),
-			Status: old.Status, Body: []byte(old.Body), MessageID: old.MessageID,
-		}, nil
+		return inbound.KeyHeld, rec, nil
 	}
 	return 0, inbound.Record{}, chat.Internal(fmt.Errorf("dynamo: accept cancelled for an unexpected reason: %s", dynamo.ReasonCodes(reasons)))
 }
 
 // acceptItems are the writes of Accept, with the indexes of the signature
-// and the idempotency record among them (-1 when absent).
-func (s *Store) acceptItems(a inbound.Acceptance, now time.Time) (items []types.TransactWriteItem, sigIdx, keyIdx int) {
+// and the idempotency record among them (-1 when absent) and the message's.
+func (s *Store) acceptItems(a inbound.Acceptance, now time.Time) (items []types.TransactWriteItem, sigIdx, keyIdx, msgIdx int) {
 	sigIdx, keyIdx = -1, -1
 	if a.Signature != nil {
 		sigIdx = len(items)
 		items = append(items, s.sigWrite(a.Signature, now))
 	}
 	if k := a.Key; k != nil {
-		it := idemItem{
-			PK: idemPK(k.WebhookID, k.KeyHash), SK: dynamo.MetaSK, State: inbound.StateCompleted, Key: k.Key,
-			Fingerprint: k.Fingerprint, Expires: dynamo.Epoch(k.ExpiresAt), TTL: dynamo.Epoch(k.ExpiresAt.Add(time.Hour)),
-			Status: a.Status, Body: string(a.Body), MessageID: a.Message.ID,
-		}
-		// A record in progress is an earlier version's claim: it holds the
-		// Key until its lock expires.
-		claim := dynamo.Put(s.Name, it, "attribute_not_exists(pk) OR expires_epoch <= :now OR (#st = :inprog AND locked_until <= :now)",
-			map[string]types.AttributeValue{":inprog": dynamo.Str(inbound.StateInProgress), ":now": dynamo.Num(now.Unix())})
-		claim.Put.ExpressionAttributeNames = map[string]string{"#st": "state"}
-		claim.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+		// Claimed and completed at once: nothing but DynamoDB runs in between.
+		it := idemItemOf(k, inbound.StateCompleted)
+		it.Status, it.Body, it.MessageID = a.Status, string(a.Body), a.Message.ID
 		keyIdx = len(items)
-		items = append(items, claim)
+		items = append(items, s.claim(it, now))
 	}
+	msgIdx = len(items)
 	items = append(items,
-		dynamo.Put(s.Name, dynamo.MessageItemOf(a.Message), "attribute_not_exists(pk)", nil),
+		dynamo.MessagePut(s.Name, a.Message),
 		dynamo.Put(s.Name, requestLogItemOf(a.Log), "attribute_not_exists(pk)", nil),
 	)
-	return items, sigIdx, keyIdx
+	return items, sigIdx, keyIdx, msgIdx
 }
 
 // Log implements inbound.Store: one PutItem, or with sig one
@@ -329,33 +370,152 @@ func (s *Store) RewriteLog(ctx context.Context, rec chat.RequestLog) error {
 
 // Admit implements inbound.ChangeLogger with one TransactWriteItems: the
 // request log record rec (written before the change it logs is applied),
-// sig's use when set (as Log), and a ConditionCheck that webhook judged's
-// by-id item still holds the settings the change was judged on.
-func (s *Store) Admit(ctx context.Context, rec chat.RequestLog, sig *inbound.SignatureUse, judged chat.InboundWebhook, now time.Time) (inbound.Outcome, error) {
+// sig's use when set (as Log), key's claim in progress when set (as
+// Accept's, which returns the record that holds the key), and a
+// ConditionCheck that webhook judged's by-id item still holds the settings
+// the change was judged on. A resend of the transaction after it committed
+// finds its own log record: Written.
+func (s *Store) Admit(ctx context.Context, rec chat.RequestLog, sig *inbound.SignatureUse, judged chat.InboundWebhook, key *inbound.KeyUse, now time.Time) (inbound.Outcome, inbound.Record, error) {
 	check, err := s.versionCheck(judged)
 	if err != nil {
-		return 0, err
+		return 0, inbound.Record{}, err
 	}
-	sigIdx := -1
+	sigIdx, keyIdx := -1, -1
 	var items []types.TransactWriteItem
 	if sig != nil {
 		sigIdx = len(items)
 		items = append(items, s.sigWrite(sig, now))
 	}
-	verIdx := len(items)
-	items = append(items, check, dynamo.Put(s.Name, requestLogItemOf(rec), "", nil))
+	if key != nil {
+		keyIdx = len(items)
+		items = append(items, s.claim(idemItemOf(key, inbound.StateInProgress), now))
+	}
+	verIdx, logIdx := len(items), len(items)+1
+	// The record's id is this request's own: only a resend of this very
+	// transaction, which committed though its answer was lost, meets it.
+	logPut := dynamo.Put(s.Name, requestLogItemOf(rec), "attribute_not_exists(pk)", nil)
+	items = append(items, check, logPut)
 	reasons, err := s.Transact(ctx, "admit inbound change", items)
 	switch {
+	case chat.IsCode(err, chat.EConflict) && key != nil:
+		return 0, inbound.Record{}, keyInUse(err)
 	case chat.IsCode(err, chat.EConflict):
-		return 0, chat.Unavailable(err)
+		return 0, inbound.Record{}, chat.Unavailable(err)
 	case err != nil:
-		return 0, err
-	case reasons == nil:
-		return inbound.Written, nil
+		return 0, inbound.Record{}, err
+	case reasons == nil, dynamo.ConditionFailed(reasons, logIdx):
+		return inbound.Written, inbound.Record{}, nil
 	case dynamo.ConditionFailed(reasons, verIdx):
-		return inbound.SettingsChanged, nil
+		return inbound.SettingsChanged, inbound.Record{}, nil
 	case sigIdx >= 0 && dynamo.ConditionFailed(reasons, sigIdx):
-		return inbound.SignatureUsed, nil
+		return inbound.SignatureUsed, inbound.Record{}, nil
+	case keyIdx >= 0 && dynamo.ConditionFailed(reasons, keyIdx):
+		held, err := heldRecord(reasons[keyIdx].Item)
+		if err != nil {
+			return 0, inbound.Record{}, err
+		}
+		return inbound.KeyHeld, held, nil
 	}
-	return 0, chat.Internal(fmt.Errorf("dynamo: admit inbound change cancelled for an unexpected reason: %s", dynamo.ReasonCodes(reasons)))
+	return 0, inbound.Record{}, chat.Internal(fmt.Errorf("dynamo: admit inbound change cancelled for an unexpected reason: %s", dynamo.ReasonCodes(reasons)))
+}
+
+// ownedBy is the condition that a claim is still in progress and held by
+// owner.
+func ownedBy(owner string) (string, map[string]string, map[string]types.AttributeValue) {
+	return "#st = :inprog AND #o = :owner", map[string]string{"#st": "state", "#o": "owner"},
+		map[string]types.AttributeValue{":inprog": dynamo.Str(inbound.StateInProgress), ":owner": dynamo.Str(owner)}
+}
+
+// CompleteKey implements inbound.ChangeLogger with one PutItem of the
+// completed record, on condition that key.Owner still holds the claim (a
+// claim that lapsed and was taken over is left to its new owner).
+func (s *Store) CompleteKey(ctx context.Context, key inbound.KeyUse, status int, messageID string, m *chat.Message) error {
+	it := idemItemOf(&key, inbound.StateCompleted)
+	it.Status, it.MessageID = status, messageID
+	if m != nil {
+		mi := dynamo.MessageItemOf(*m)
+		// The message as the edit left it: its revision and edit time,
+		// which MessageItemOf (a new message's item) leaves out.
+		mi.Revision, mi.PendingShard, mi.PendingDue = m.Revision, "", ""
+		if !m.EditedAt.IsZero() {
+			t := m.EditedAt
+			mi.EditedAt = &t
+		}
+		it.Message = &mi
+	}
+	av, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return chat.Internal(err)
+	}
+	cond, names, vals := ownedBy(key.Owner)
+	return writeClaim(ctx, "complete idempotency record", func() error {
+		_, err := s.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Name, Item: av, ConditionExpression: &cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: vals})
+		return err
+	})
+}
+
+// ReleaseKey implements inbound.ChangeLogger with one DeleteItem of the
+// claim, on condition that key.Owner still holds it.
+func (s *Store) ReleaseKey(ctx context.Context, key inbound.KeyUse) error {
+	cond, names, vals := ownedBy(key.Owner)
+	return writeClaim(ctx, "release idempotency claim", func() error {
+		_, err := s.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: dynamo.Key(idemPK(key.WebhookID, key.KeyHash), dynamo.MetaSK),
+			ConditionExpression: &cond, ExpressionAttributeNames: names, ExpressionAttributeValues: vals})
+		return err
+	})
+}
+
+// writeClaim runs write, a conditional write of a claim its owner holds: a
+// failed condition means the claim lapsed and another request took it over
+// (nothing to do). DynamoDB refuses the write while another request's
+// transaction claiming the same key is in flight
+// (TransactionConflictException): it is sent again after a short pause, as
+// long as those keep coming, within the request's time.
+func writeClaim(ctx context.Context, op string, write func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := write()
+		var ccf *types.ConditionalCheckFailedException
+		var tce *types.TransactionConflictException
+		switch {
+		case errors.As(err, &ccf):
+			return nil
+		case !errors.As(err, &tce) || attempt >= 7:
+			return dynamo.Fail(op, err)
+		}
+		backoff := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
+		select {
+		case <-ctx.Done():
+			return dynamo.Fail(op, ctx.Err())
+		case <-time.After(backoff):
+		}
+	}
+}
+
+var _ inbound.MessageLocator = (*Store)(nil)
+
+// WebhookMessageChannel implements inbound.MessageLocator: one
+// BatchGetItem of the message's key in each channel (per 100 channels), a
+// key read in each, which finds the one channel holding the id.
+func (s *Store) WebhookMessageChannel(ctx context.Context, webhookID, messageID string, channels []string) (string, error) {
+	for start := 0; start < len(channels); start += dynamo.TranslationBatch {
+		keys := make([]map[string]types.AttributeValue, 0, dynamo.TranslationBatch)
+		for _, ch := range channels[start:min(start+dynamo.TranslationBatch, len(channels))] {
+			keys = append(keys, dynamo.Key(dynamo.ChanPK(ch), dynamo.MessageSK(messageID)))
+		}
+		items, err := s.BatchGet(ctx, "find message "+messageID, keys)
+		if err != nil {
+			return "", err
+		}
+		for _, it := range items {
+			var m dynamo.MessageItem
+			if err := attributevalue.UnmarshalMap(it, &m); err != nil {
+				return "", chat.Internal(fmt.Errorf("dynamo: find message %s: %w", messageID, err))
+			}
+			if m.ID == messageID && m.Author.Type == chat.AuthorBot && m.Author.ID == webhookID {
+				return m.ChannelID, nil
+			}
+		}
+	}
+	return "", nil
 }

@@ -44,7 +44,7 @@ func TestAcceptItemsFitDynamoDBLimits(t *testing.T) {
 				Key:       &inbound.KeyUse{WebhookID: msg.Author.ID, Key: longest, KeyHash: strings.Repeat("h", 64), Fingerprint: strings.Repeat("f", 64), ExpiresAt: now},
 				Signature: &inbound.SignatureUse{WebhookID: msg.Author.ID, Hash: strings.Repeat("s", 64), KeyHash: strings.Repeat("h", 64), ExpiresAt: now},
 			}
-			items, _, _ := s.acceptItems(a, now)
+			items, _, _, _ := s.acceptItems(a, now)
 			if err := dynamo.CheckTransactionSize(items); err != nil {
 				t.Fatalf("worst-case acceptance refused: %v", err)
 			}

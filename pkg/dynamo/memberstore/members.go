@@ -51,7 +51,9 @@ func (s *Store) MemberChannels(ctx context.Context, ws, user, after string, limi
 // the key: a failed condition returns that record (ReturnValues ALL_OLD),
 // so a replay costs no further read. A transaction that collides with a
 // concurrent one on the key is retried a few times (the winner's record is
-// then returned), then answered EIdempotencyKeyInUse.
+// then returned), then answered EIdempotencyKeyInUse. A transaction that
+// committed though its answer was lost, and that the SDK sent again, meets
+// its own record and message (they hold m): it is stored, not a replay.
 func (s *Store) PostMemberMessage(ctx context.Context, m chat.Message, key *members.KeyRecord, now time.Time) (*members.KeyRecord, error) {
 	if key == nil {
 		return nil, s.PutMessage(ctx, m)
@@ -62,7 +64,7 @@ func (s *Store) PostMemberMessage(ctx context.Context, m chat.Message, key *memb
 	}
 	claim := dynamo.Put(s.Name, rec, "attribute_not_exists(pk) OR expires_epoch <= :now", map[string]types.AttributeValue{":now": dynamo.Num(now.Unix())})
 	claim.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	items := []types.TransactWriteItem{claim, dynamo.Put(s.Name, dynamo.MessageItemOf(m), "attribute_not_exists(pk)", nil)}
+	items := []types.TransactWriteItem{claim, dynamo.MessagePut(s.Name, m)}
 	op := "post member message " + m.ID
 	for attempt := 0; ; attempt++ {
 		_, err := s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
@@ -73,6 +75,8 @@ func (s *Store) PostMemberMessage(ctx context.Context, m chat.Message, key *memb
 		switch {
 		case reasons == nil:
 			return nil, dynamo.Fail(op, err)
+		case dynamo.ConditionFailed(reasons, 1) && dynamo.OwnMessage(reasons[1].Item, m):
+			return nil, nil
 		case dynamo.ConditionFailed(reasons, 0):
 			var old memberKeyItem
 			if err := attributevalue.UnmarshalMap(reasons[0].Item, &old); err != nil {

@@ -135,8 +135,11 @@ func marshalItem(v any, k map[string]types.AttributeValue) map[string]types.Attr
 	return av
 }
 
-// optionalAttrs are the webhook attributes a write may need to remove.
-var optionalAttrs = []string{"previous_secret_hash", "previous_signing_secret", "previous_expires_at", "signing_secret", "bot_avatar_url"}
+// optionalAttrs are the webhook attributes a write may need to remove: the
+// item marshals none of them when empty, so a change that empties one (a
+// PATCH's null clears bot_avatar_url and rate_limit) removes it from the
+// twin it writes.
+var optionalAttrs = []string{"previous_secret_hash", "previous_signing_secret", "previous_expires_at", "signing_secret", "bot_avatar_url", "rate_limit"}
 
 // updateOf is an UpdateItem that sets every attribute of w's item but its
 // keys, id, workspace and creation time, keeping attributes that other

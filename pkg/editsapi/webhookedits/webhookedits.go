@@ -26,8 +26,9 @@ type WebhookChanger interface {
 }
 
 // EditWebhookMessageHandler serves PATCH /webhooks/{webhook}/messages/{message_id}
-// (contract section 13): the post's credential scheme, quota and request
-// log, with the X-RateLimit-* headers; 200 with the new revision's view.
+// (contract section 13): the post's credential scheme, quota, request log
+// and Idempotency-Key, with the X-RateLimit-* headers; 200 with the new
+// revision's view (Idempotent-Replayed: true on a replay).
 func EditWebhookMessageHandler(c WebhookChanger, now chat.Clock, m awsenv.MetricRecorder) http.Handler {
 	return webhookChange(c, now, m, false)
 }
@@ -44,6 +45,9 @@ func webhookChange(c WebhookChanger, now chat.Clock, m awsenv.MetricRecorder, de
 			IfMatch: editsapi.IfMatch(r)})
 		inboundapi.WriteQuota(w, res.Quota)
 		inboundapi.Record(r.Context(), m, res.Result)
+		if res.Replayed {
+			w.Header().Set(inboundapi.ReplayedHeader, "true")
+		}
 		switch {
 		case res.Err != nil:
 			httpapi.Error(w, r, res.Err)
@@ -62,7 +66,8 @@ func changes(a *app.App) (*inbound.Changes, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &inbound.Changes{Service: inboundapi.Service(a, ttl), Editor: botEditor{editsapi.Editor(a)}, Logs: inboundstore.New(a.DB, a.Table)}, nil
+	st := inboundstore.New(a.DB, a.Table)
+	return &inbound.Changes{Service: inboundapi.Service(a, ttl), Editor: botEditor{editsapi.Editor(a)}, Logs: st, Locator: st}, nil
 }
 
 // botEditor is the editor as an inbound webhook uses it: the actor is the
