@@ -42,8 +42,8 @@ type ChangeEntry struct {
 	// ID identifies the record (its sequence number).
 	ID     string
 	Change relaystore.Change
-	// At is the record's approximate creation time: the time of events
-	// whose item carries none (room.closed).
+	// At is the record's approximate creation time (whole seconds): the
+	// time of a room.closed whose item does not say when it closed.
 	At time.Time
 }
 
@@ -217,8 +217,15 @@ func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook)
 			out = append(out, mk(events.RoomCreated, c.RoomCreated, c.Room.WorkspaceID, events.RoomOf(c.Room, c.RoomCreated, now), c.Room.ID))
 		}
 	case relaystore.ChangeRoomClosed:
+		// Timed by the close itself (the room item's closed_at, to the
+		// millisecond); the record's time, cut to the second by the
+		// stream, only for a room closed before the item kept it.
+		at := c.At
+		if at.IsZero() {
+			at = e.At
+		}
 		if anyReceives(events.RoomClosed, hs) {
-			out = append(out, mk(events.RoomClosed, e.At, c.Room.WorkspaceID, events.RoomOf(c.Room, c.RoomCreated, now), c.Room.ID))
+			out = append(out, mk(events.RoomClosed, at, c.Room.WorkspaceID, events.RoomOf(c.Room, c.RoomCreated, now), c.Room.ID))
 		}
 	case relaystore.ChangeWebhookDisabled:
 		if anyReceives(events.WebhookDisabled, hs) {
