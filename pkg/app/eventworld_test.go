@@ -38,7 +38,8 @@ import (
 // local receiver (at /out and /sup), with the outbox relay and the delivery
 // function built as their functions are, each making its calls as itself
 // under its policy. The relay is handed the table's stream by the test
-// (relayStream), so that a test decides what it has read when.
+// (relayStream) from the end of the world's setup, so that a test decides
+// what it has read when.
 type eventWorld struct {
 	*memberWorld
 	rv       *eventReceiver
@@ -93,6 +94,7 @@ func newEventWorld(t *testing.T, schedule string) *eventWorld {
 	}
 	w.relay = relaying.Relay(w.app.For(relaying.Function), w.st.Resources.Queues["TranslationQueue"], w.dq)
 	w.tail = &streamTail{st: w.st, seen: map[string]bool{}}
+	w.tail.next(t) // the fixture's changes are not the tests' events
 	return w
 }
 
