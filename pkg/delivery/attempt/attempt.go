@@ -70,6 +70,11 @@ type Deliverer struct {
 	// lane) marks none.
 	Marker    delivery.SlowMarker
 	SlowAfter time.Duration
+	// Messages, when set, is asked before each attempt of an event that
+	// carries a message whether it was deleted since; such an event is
+	// sent with the message scrubbed (events.Scrub). The function's wiring
+	// always sets it.
+	Messages delivery.MessageStates
 	// Timeout bounds one attempt's request, from the connection to the
 	// answer (netguard.Timeout, the contract's 10 s, when zero): an
 	// attempt still waiting then failed with "timeout". Tests shorten it.
@@ -250,6 +255,12 @@ func (d *Deliverer) Handle(ctx context.Context, m delivery.Message) (Result, err
 	if err != nil {
 		return Result{}, err
 	}
+	if body, err = d.current(ctx, del, body); err != nil {
+		return Result{}, err
+	}
+	if del.Body != nil {
+		del.Body = body // its retry carries what is sent
+	}
 	want := del.Attempt
 	if want == 0 && del.AttemptBase == 0 {
 		want = 1 // the delivery's first attempt
@@ -296,6 +307,28 @@ func (d *Deliverer) Handle(ctx context.Context, m delivery.Message) (Result, err
 	}
 	d.afterAttempt(ctx, w, a)
 	return Result{Done: queued, Attempt: &a.Attempt}, nil
+}
+
+// current returns the envelope to send now: body, or, for an event that
+// carries a message deleted since, body with the message scrubbed (the
+// contract's "deleted means gone": whichever path queued it, a first
+// delivery, a retry, a redelivery or a recovery). It costs one consistent
+// GetItem of the message an attempt, for those events only, made right
+// before the attempt so that a deletion answered before it is seen.
+func (d *Deliverer) current(ctx context.Context, del events.Delivery, body []byte) ([]byte, error) {
+	if d.Messages == nil || !events.CarriesMessage(del.EventType) {
+		return body, nil
+	}
+	ref, ok := events.MessageRefOf(body)
+	if !ok || ref.Deleted {
+		return body, nil
+	}
+	at, err := d.Messages.DeletedAt(ctx, ref.ChannelID, ref.ID)
+	if err != nil || at.IsZero() {
+		return body, err
+	}
+	slog.InfoContext(ctx, "delivery: its message was deleted; sent scrubbed", "delivery_id", del.ID, "event_type", del.EventType, "message_id", ref.ID)
+	return events.Scrub(body, at)
 }
 
 // refused decides what a message whose attempt number want (0: the next)
