@@ -313,8 +313,10 @@ func (d *Deliverer) Handle(ctx context.Context, m delivery.Message) (Result, err
 // carries a message deleted since, body with the message scrubbed (the
 // contract's "deleted means gone": whichever path queued it, a first
 // delivery, a retry, a redelivery or a recovery). It costs one consistent
-// GetItem of the message an attempt, for those events only, made right
-// before the attempt so that a deletion answered before it is seen.
+// GetItem of the message an attempt, for those events only, made just
+// before the attempt's reservation and POST, so that a deletion answered
+// before it is seen; a failed read makes no attempt (the message comes
+// back).
 func (d *Deliverer) current(ctx context.Context, del events.Delivery, body []byte) ([]byte, error) {
 	if d.Messages == nil || !events.CarriesMessage(del.EventType) {
 		return body, nil
