@@ -29,7 +29,7 @@ func TestEventCatalog(t *testing.T) {
 		"webhook-id": "01JDA5Q4V3B8000000000000D1", "webhook-timestamp": "1795341600", "webhook-signature": "v1,AAAA v1,BBBB"} {
 		h.Set(k, val)
 	}
-	good := `{"id":"01JDA5Q4V3K7Z2M8N6P0R1S2T3","type":"webhook.test","created_at":"2026-11-22T10:00:00Z","workspace_id":"01JD9N0V80G9T6DXN5EAY6K8H4","data":{"webhook_id":"01JD9N15ZR836GD73VZ533YQJJ"}}`
+	good := `{"id":"01JDA5Q4V3K7Z2M8N6P0R1S2T3","type":"webhook.test","created_at":"2026-11-22T10:00:00.123Z","workspace_id":"01JD9N0V80G9T6DXN5EAY6K8H4","data":{"webhook_id":"01JD9N15ZR836GD73VZ533YQJJ"}}`
 	if err := v.ValidateDelivery(h, []byte(good)); err != nil {
 		t.Fatalf("got %v, want the delivery to match", err)
 	}
@@ -42,6 +42,7 @@ func TestEventCatalog(t *testing.T) {
 		"extra data field":  {"", "", strings.Replace(good, `"webhook_id"`, `"token":"x","webhook_id"`, 1), "token"},
 		"type of another":   {"", "", strings.Replace(good, `"type":"webhook.test"`, `"type":"room.closed"`, 1), "type"},
 		"data not a ref id": {"", "", strings.Replace(good, `01JD9N15ZR836GD73VZ533YQJJ`, `x`, 1), "webhook_id"},
+		"whole seconds":     {"", "", strings.Replace(good, `10:00:00.123Z`, `10:00:00Z`, 1), "created_at"},
 	} {
 		hh := h.Clone()
 		if c.header != "" {

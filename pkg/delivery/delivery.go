@@ -170,6 +170,16 @@ type Queue interface {
 	Schedule(ctx context.Context, d events.Delivery, delay time.Duration) error
 }
 
+// MessageStates tells the delivery function whether the message an event
+// carries was deleted since (contract section 13: from a deletion's
+// response on, no content of the message is sent again).
+type MessageStates interface {
+	// DeletedAt returns when message id of channel was deleted, with a
+	// strongly consistent read; zero when it was not, or is not stored.
+	// Errors: EUnavailable.
+	DeletedAt(ctx context.Context, channelID, messageID string) (time.Time, error)
+}
+
 // SlowMarker marks webhooks whose attempts are slow.
 type SlowMarker interface {
 	// MarkSlow sets w's SlowSince to at unless it is set. ClearFailing

@@ -23,6 +23,10 @@ type RoomItem struct {
 	ExpiresEpoch int64     `dynamodbav:"expires_epoch"`
 }
 
+// AttrClosedAt is when a room item was closed (RFC 3339, nanoseconds):
+// the time of its room.closed event.
+const AttrClosedAt = "closed_at"
+
 func (it RoomItem) Room() chat.Room {
 	return chat.Room{ID: it.ID, WorkspaceID: it.WorkspaceID, ChannelID: it.ChannelID, Name: it.Name, Status: it.Status, ExpiresAt: it.ExpiresAt}
 }

@@ -96,8 +96,10 @@ type Event struct {
 	ID          string
 	Type        string
 	WorkspaceID string
-	CreatedAt   time.Time
-	Data        any
+	// CreatedAt is the moment of the change the event reports; the
+	// envelope carries it to the millisecond, as ID's time part does.
+	CreatedAt time.Time
+	Data      any
 }
 
 // Author is a message's author as events show it.
@@ -184,6 +186,14 @@ type RoomMessage struct {
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
+// envelopeTime is the layout of an envelope's created_at: RFC 3339 in UTC
+// with always three digits of milliseconds, the precision of an event id's
+// time part (a ULID's), so that the two say the same moment.
+const envelopeTime = "2006-01-02T15:04:05.000Z"
+
+// EnvelopeTime formats t as an envelope's created_at.
+func EnvelopeTime(t time.Time) string { return t.UTC().Format(envelopeTime) }
+
 // MessageOf returns the event view of m.
 func MessageOf(m chat.Message) Message {
 	a := Author{Type: m.Author.Type, ID: m.Author.ID, Name: m.Author.Name}
@@ -209,9 +219,6 @@ func RoomOf(r chat.Room, created, now time.Time) Room {
 		ExpiresAt: stamp(r.ExpiresAt), CreatedAt: stamp(created), JoinPath: "/api/v1/external/rooms/" + r.ID + "/guests"}
 }
 
-// DeriveID returns a ULID timed at t whose random part is a digest of
-// parts, so that the same event or delivery always gets the same id (the
-// relay may read a stream record more than once).
 // IDTime returns the time an event id (a ULID) carries.
 func IDTime(id string) (time.Time, bool) {
 	u, err := ulid.ParseStrict(id)
@@ -221,6 +228,11 @@ func IDTime(id string) (time.Time, bool) {
 	return ulid.Time(u.Time()), true
 }
 
+// DeriveID returns a ULID timed at t, to the millisecond, whose random part
+// is a digest of parts, so that the same event or delivery always gets the
+// same id (the relay may read a stream record more than once): an event's
+// t is the moment of the change it reports, read from the item the change
+// wrote, so ids of one resource's events sort in the order of its changes.
 func DeriveID(t time.Time, parts ...string) string {
 	h := sha256.New()
 	for _, p := range parts {
@@ -328,7 +340,7 @@ func prefix(s string, n int) string {
 }
 
 func encode(ev Event) ([]byte, error) {
-	b, err := json.Marshal(envelope{ID: ev.ID, Type: ev.Type, CreatedAt: stamp(ev.CreatedAt), WorkspaceID: ev.WorkspaceID, Data: ev.Data})
+	b, err := json.Marshal(envelope{ID: ev.ID, Type: ev.Type, CreatedAt: EnvelopeTime(ev.CreatedAt), WorkspaceID: ev.WorkspaceID, Data: ev.Data})
 	if err != nil {
 		return nil, fmt.Errorf("events: encode %s: %w", ev.Type, err)
 	}

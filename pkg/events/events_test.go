@@ -2,6 +2,8 @@ package events_test
 
 import (
 	"encoding/json"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,8 +94,43 @@ func TestEncodeSmall(t *testing.T) {
 	if !strings.Contains(string(b), `\uffff`) || !strings.Contains(string(b), `\u003c`) {
 		t.Fatalf("envelope %s: want U+FFFF and '<' escaped", b)
 	}
-	if !strings.Contains(string(b), `"created_at":"1970-01-01T00:00:00Z"`) {
-		t.Fatalf("envelope %s: want created_at in RFC 3339", b)
+	if !strings.Contains(string(b), `"created_at":"1970-01-01T00:00:00.000Z"`) {
+		t.Fatalf("envelope %s: want created_at in RFC 3339 with milliseconds", b)
+	}
+}
+
+// TestEnvelopeTimeToTheMillisecond: every event type's created_at carries
+// three digits of milliseconds, a whole second's too, and says the moment
+// its id's time part does. Before, created_at was cut to the second, so
+// the events of one room within a second could not be ordered.
+func TestEnvelopeTimeToTheMillisecond(t *testing.T) {
+	layout := regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$`)
+	for _, at := range []time.Time{
+		time.Date(2026, 11, 22, 10, 0, 0, 123_456_789, time.UTC),
+		time.Date(2026, 11, 22, 10, 0, 0, 0, time.FixedZone("CET", 3600)),
+		time.Date(2026, 11, 22, 10, 0, 0, 999_999_999, time.UTC),
+	} {
+		for _, typ := range append(slices.Clone(events.Types), events.WebhookTest) {
+			id := events.DeriveID(at, typ, "x")
+			b, err := events.Encode(events.Event{ID: id, Type: typ, WorkspaceID: "W", CreatedAt: at, Data: events.WebhookRef{WebhookID: "x"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var env struct {
+				CreatedAt string `json:"created_at"`
+			}
+			if err := json.Unmarshal(b, &env); err != nil {
+				t.Fatal(err)
+			}
+			if !layout.MatchString(env.CreatedAt) {
+				t.Fatalf("%s at %v: created_at %q, want RFC 3339 in UTC with three digits of milliseconds", typ, at, env.CreatedAt)
+			}
+			got, _ := time.Parse(time.RFC3339Nano, env.CreatedAt)
+			idAt, ok := events.IDTime(id)
+			if !ok || !got.Equal(idAt) || !got.Equal(at.Truncate(time.Millisecond)) {
+				t.Fatalf("%s: created_at %s, id time %v, want both %v", typ, env.CreatedAt, idAt, at.Truncate(time.Millisecond))
+			}
+		}
 	}
 }
 

@@ -19,7 +19,17 @@ type EventStore interface {
 	EventRoom(ctx context.Context, roomID string) (chat.Room, time.Time, error)
 	GuestRoomID(ctx context.Context, channelID, guestID string) (string, error)
 	EventTranslations(ctx context.Context, messageID string) (map[string]string, error)
+	// PutEvents stores evs' envelopes (bodies), and for each that carries
+	// a message a record of it under the message, for ScrubMessageEvents.
 	PutEvents(ctx context.Context, evs []events.Event, bodies [][]byte) error
+	// DeletedMessages returns, of the messages refs name, those deleted
+	// and when, read strongly consistent. Errors: EUnavailable.
+	DeletedMessages(ctx context.Context, refs []events.MessageRef) (map[string]time.Time, error)
+	// ScrubMessageEvents rewrites every stored envelope of message id's
+	// events (those PutEvents recorded under it, and the events ids name)
+	// with the message scrubbed (events.Scrub), deleted at deletedAt;
+	// again is harmless. Errors: EUnavailable.
+	ScrubMessageEvents(ctx context.Context, messageID string, deletedAt time.Time, ids ...string) error
 }
 
 // DeliverySender puts deliveries on the delivery queue.
@@ -42,8 +52,8 @@ type ChangeEntry struct {
 	// ID identifies the record (its sequence number).
 	ID     string
 	Change relaystore.Change
-	// At is the record's approximate creation time: the time of events
-	// whose item carries none (room.closed).
+	// At is the record's approximate creation time (whole seconds): the
+	// time of a room.closed whose item does not say when it closed.
 	At time.Time
 }
 
@@ -57,7 +67,11 @@ func (f *Fanout) now() time.Time {
 // Send fans the entries' events out and returns the ids of the entries to
 // retry: nothing of an entry is lost when any of its events could not be
 // queued (a retried entry queues the same delivery ids again, which
-// receivers dedupe).
+// receivers dedupe). An event that carries a message deleted by now is
+// stored and queued with the message scrubbed, and a message.translated of
+// one is not sent at all (deletedMessages); a deletion's entry scrubs the
+// envelopes stored earlier for its message (ScrubMessageEvents), after this
+// batch's are stored.
 func (f *Fanout) Send(ctx context.Context, entries []ChangeEntry) []string {
 	hooks := map[string][]events.Webhook{}
 	failed := map[string]bool{}
@@ -65,13 +79,12 @@ func (f *Fanout) Send(ctx context.Context, entries []ChangeEntry) []string {
 	// message): BatchWriteItem refuses duplicate keys, and the retried
 	// first record queues it anyway.
 	seen := map[string]bool{}
-	var (
-		evs    []events.Event
-		bodies [][]byte
-		owner  []string
-		ds     []events.Delivery
-		dOwner []string
-	)
+	type built struct {
+		ev    events.Event
+		owner string
+		hs    []events.Webhook
+	}
+	var all []built
 	for _, e := range entries {
 		ws := workspaceOf(e.Change)
 		hs, ok := hooks[ws]
@@ -91,19 +104,53 @@ func (f *Fanout) Send(ctx context.Context, entries []ChangeEntry) []string {
 			continue
 		}
 		for _, ev := range list {
-			if seen[ev.ID] {
+			if !seen[ev.ID] {
+				seen[ev.ID] = true
+				all = append(all, built{ev, e.ID, hs})
+			}
+		}
+	}
+	var refs []events.MessageRef
+	for _, b := range all {
+		if ref, ok := b.ev.MessageOf(); ok {
+			refs = append(refs, ref)
+		}
+	}
+	deleted, err := f.deletedMessages(ctx, refs)
+	if err != nil {
+		slog.WarnContext(ctx, "relay: deleted messages", "messages", len(refs), "error", err.Error())
+	}
+	var (
+		evs    []events.Event
+		bodies [][]byte
+		owner  []string
+		ds     []events.Delivery
+		dOwner []string
+	)
+	for _, b := range all {
+		ref, carries := b.ev.MessageOf()
+		if carries && err != nil {
+			failed[b.owner] = true // its message's state is unknown: retried
+			continue
+		}
+		body, encErr := events.Encode(b.ev)
+		if encErr != nil { // no message is that large: log, never block the shard
+			slog.ErrorContext(ctx, "relay: event not encodable; dropped", "event_id", b.ev.ID, "type", b.ev.Type, "error", encErr.Error())
+			continue
+		}
+		if at, gone := deleted[ref.ID]; carries && gone {
+			if b.ev.Type == events.MessageTranslated {
+				slog.InfoContext(ctx, "relay: message.translated of a deleted message not sent", "event_id", b.ev.ID, "message_id", ref.ID)
 				continue
 			}
-			seen[ev.ID] = true
-			body, err := events.Encode(ev)
-			if err != nil { // no message is that large: log, never block the shard
-				slog.ErrorContext(ctx, "relay: event not encodable; dropped", "event_id", ev.ID, "type", ev.Type, "error", err.Error())
+			if body, encErr = events.Scrub(body, at); encErr != nil {
+				slog.ErrorContext(ctx, "relay: event not scrubbed; dropped", "event_id", b.ev.ID, "type", b.ev.Type, "error", encErr.Error())
 				continue
 			}
-			evs, bodies, owner = append(evs, ev), append(bodies, body), append(owner, e.ID)
-			for _, d := range events.Deliveries(ev, body, hs, ev.WorkspaceID) {
-				ds, dOwner = append(ds, d), append(dOwner, e.ID)
-			}
+		}
+		evs, bodies, owner = append(evs, b.ev), append(bodies, body), append(owner, b.owner)
+		for _, d := range events.Deliveries(b.ev, body, b.hs, b.ev.WorkspaceID) {
+			ds, dOwner = append(ds, d), append(dOwner, b.owner)
 		}
 	}
 	if len(evs) > 0 {
@@ -124,6 +171,16 @@ func (f *Fanout) Send(ctx context.Context, entries []ChangeEntry) []string {
 			failed[dOwner[i]] = true
 		}
 	}
+	for _, e := range entries {
+		if e.Change.Kind != relaystore.ChangeDeleted {
+			continue
+		}
+		m := e.Change.Message
+		if err := f.Store.ScrubMessageEvents(ctx, m.ID, m.DeletedAt, derivedEventIDs(m)...); err != nil {
+			slog.WarnContext(ctx, "relay: scrub the stored events of a deleted message", "message_id", m.ID, "error", err.Error())
+			failed[e.ID] = true
+		}
+	}
 	var out []string
 	for _, e := range entries {
 		if failed[e.ID] {
@@ -132,6 +189,31 @@ func (f *Fanout) Send(ctx context.Context, entries []ChangeEntry) []string {
 		}
 	}
 	return out
+}
+
+// derivedEventIDs are the ids of the events of m that carried its content
+// and that its tombstone still names (its creation, its last edit): the
+// envelopes stored before their message's records of its events were
+// kept are found by them.
+func derivedEventIDs(m chat.Message) []string {
+	ids := []string{events.DeriveID(m.CreatedAt, events.MessageCreated, m.ID), events.DeriveID(m.CreatedAt, events.RoomMessageCreated, m.ID)}
+	if rev := strconv.Itoa(m.Rev()); m.Rev() > 1 && !m.EditedAt.IsZero() {
+		ids = append(ids, events.DeriveID(m.EditedAt, events.MessageUpdated, m.ID, rev), events.DeriveID(m.EditedAt, events.RoomMessageUpdated, m.ID, rev))
+	}
+	return ids
+}
+
+// deletedMessages returns which of refs' messages are deleted now, and
+// when: one strongly consistent read per batch (of up to 100 messages),
+// made only when some event of the batch carries a message. The events of
+// a message are built from the stream's image of when they happened,
+// which may be behind its deletion (a lagging stream, a replay of parked
+// records), so its content must not be trusted to still be there.
+func (f *Fanout) deletedMessages(ctx context.Context, refs []events.MessageRef) (map[string]time.Time, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	return f.Store.DeletedMessages(ctx, refs)
 }
 
 func workspaceOf(c relaystore.Change) string {
@@ -217,8 +299,15 @@ func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook)
 			out = append(out, mk(events.RoomCreated, c.RoomCreated, c.Room.WorkspaceID, events.RoomOf(c.Room, c.RoomCreated, now), c.Room.ID))
 		}
 	case relaystore.ChangeRoomClosed:
+		// Timed by the close itself (the room item's closed_at, to the
+		// millisecond); the record's time, cut to the second by the
+		// stream, only for a room closed before the item kept it.
+		at := c.At
+		if at.IsZero() {
+			at = e.At
+		}
 		if anyReceives(events.RoomClosed, hs) {
-			out = append(out, mk(events.RoomClosed, e.At, c.Room.WorkspaceID, events.RoomOf(c.Room, c.RoomCreated, now), c.Room.ID))
+			out = append(out, mk(events.RoomClosed, at, c.Room.WorkspaceID, events.RoomOf(c.Room, c.RoomCreated, now), c.Room.ID))
 		}
 	case relaystore.ChangeWebhookDisabled:
 		if anyReceives(events.WebhookDisabled, hs) {

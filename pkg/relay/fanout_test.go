@@ -185,8 +185,11 @@ func allStreamRecords(t *testing.T, w *world) events.DynamoDBEvent {
 // fakeEvents is a hand-written EventStore.
 type fakeEvents struct {
 	webhooks func(ws string) ([]evs.Webhook, error)
+	deleted  func(refs []evs.MessageRef) (map[string]time.Time, error)
 	reads    int
 	puts     int
+	bodies   map[string]string // stored envelopes by event type
+	scrubbed []string
 }
 
 func (f *fakeEvents) EventWebhooks(_ context.Context, ws string) ([]evs.Webhook, error) {
@@ -204,8 +207,25 @@ func (f *fakeEvents) EventTranslations(context.Context, string) (map[string]stri
 	f.reads++
 	return nil, nil
 }
-func (f *fakeEvents) PutEvents(_ context.Context, e []evs.Event, _ [][]byte) error {
+func (f *fakeEvents) PutEvents(_ context.Context, e []evs.Event, bodies [][]byte) error {
 	f.puts += len(e)
+	for i, ev := range e {
+		if f.bodies == nil {
+			f.bodies = map[string]string{}
+		}
+		f.bodies[ev.Type] = string(bodies[i])
+	}
+	return nil
+}
+func (f *fakeEvents) DeletedMessages(_ context.Context, refs []evs.MessageRef) (map[string]time.Time, error) {
+	f.reads++
+	if f.deleted == nil {
+		return nil, nil
+	}
+	return f.deleted(refs)
+}
+func (f *fakeEvents) ScrubMessageEvents(_ context.Context, id string, _ time.Time, _ ...string) error {
+	f.scrubbed = append(f.scrubbed, id)
 	return nil
 }
 
@@ -241,6 +261,61 @@ func TestFanoutDecisions(t *testing.T) {
 	f.Queue = fakeSender(func(ds []evs.Delivery) ([]int, error) { return []int{1}, errors.New("one refused") })
 	if failed := f.Send(context.Background(), []relay.ChangeEntry{closed("x"), closed("y"), closed("z")}); strings.Join(failed, ",") != "y" {
 		t.Fatalf("failed %v, want [y]", failed)
+	}
+}
+
+// TestFanoutDeletedMessages: the events of a message deleted by the time
+// the relay reads them are stored and queued scrubbed, its
+// message.translated not at all, and its deletion scrubs what was stored
+// before; a message still there is sent whole; when whether it is deleted
+// cannot be read, its records are retried and the others go on.
+func TestFanoutDeletedMessages(t *testing.T) {
+	all := []evs.Webhook{{ID: "O", Kind: evs.KindOutbound, Active: true, Events: evs.OutboundTypes}}
+	msg := func(id, content string) chat.Message {
+		return chat.Message{ID: id, WorkspaceID: "ws", ChannelID: "C", Content: content, Author: chat.Author{Type: chat.AuthorUser, ID: "U"},
+			CreatedAt: time.Unix(10, 0), DeletedAt: time.Unix(20, 0)}
+	}
+	gone, kept := msg("gone", "secret"), msg("kept", "still here")
+	entries := []relay.ChangeEntry{
+		{ID: "1", Change: relaystore.Change{Kind: relaystore.ChangeMessage, Message: gone}},
+		{ID: "2", Change: relaystore.Change{Kind: relaystore.ChangeTranslated, Message: gone, TranslatedAt: time.Unix(15, 0)}},
+		{ID: "3", Change: relaystore.Change{Kind: relaystore.ChangeDeleted, Message: gone}},
+		{ID: "4", Change: relaystore.Change{Kind: relaystore.ChangeMessage, Message: kept}},
+		{ID: "5", At: time.Unix(5, 0), Change: relaystore.Change{Kind: relaystore.ChangeRoomClosed, Room: chat.Room{ID: "R", WorkspaceID: "ws"}}},
+	}
+	store := &fakeEvents{webhooks: func(string) ([]evs.Webhook, error) { return all, nil },
+		deleted: func([]evs.MessageRef) (map[string]time.Time, error) {
+			return map[string]time.Time{"gone": time.Unix(20, 0)}, nil
+		}}
+	var sent []evs.Delivery
+	f := &relay.Fanout{Store: store, Queue: fakeSender(func(ds []evs.Delivery) ([]int, error) { sent = append(sent, ds...); return nil, nil })}
+	if failed := f.Send(context.Background(), entries[:4]); len(failed) != 0 {
+		t.Fatalf("failed %v, want none", failed)
+	}
+	types := map[string]int{}
+	for _, d := range sent {
+		types[d.EventType]++
+		if strings.Contains(string(d.Body), "secret") {
+			t.Fatalf("%s queued with the deleted content: %s", d.EventType, d.Body)
+		}
+	}
+	if types[evs.MessageTranslated] != 0 || types[evs.MessageCreated] != 2 || types[evs.MessageDeleted] != 1 ||
+		!strings.Contains(store.bodies[evs.MessageDeleted], `"gone"`) || strings.Join(store.scrubbed, ",") != "gone" {
+		t.Fatalf("queued %v, scrubbed %v; want both message.created, the deletion, no message.translated, gone's stored events scrubbed", types, store.scrubbed)
+	}
+	var whole, scrubbed bool
+	for _, d := range sent {
+		whole = whole || strings.Contains(string(d.Body), "still here")
+		scrubbed = scrubbed || strings.Contains(string(d.Body), `"id":"gone","workspace_id":"ws","channel_id":"C","deleted":true`)
+	}
+	if !whole || !scrubbed {
+		t.Fatalf("kept sent whole %v, gone sent scrubbed %v; want both", whole, scrubbed)
+	}
+
+	store.deleted = func([]evs.MessageRef) (map[string]time.Time, error) { return nil, errors.New("throttled") }
+	sent = nil
+	if failed := f.Send(context.Background(), []relay.ChangeEntry{entries[0], entries[3], entries[4]}); strings.Join(failed, ",") != "1,4" || len(sent) != 1 {
+		t.Fatalf("failed %v with %d sent, want [1 4] retried and room.closed sent", failed, len(sent))
 	}
 }
 

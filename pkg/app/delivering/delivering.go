@@ -67,7 +67,7 @@ func Deliverer(a *app.App, queueURL, slowURL string) (*attempt.Deliverer, error)
 	}
 	q := sqs.NewFromConfig(a.AWS)
 	d := &attempt.Deliverer{Store: st, Queue: sqsqueue.New(q, queueURL), Client: g.Client(),
-		Schedule: sched, Now: a.Now, Rand: rand.Float64, Limiter: st, LaneOf: Lanes(queueURL, slowURL), Marker: st}
+		Schedule: sched, Now: a.Now, Rand: rand.Float64, Limiter: st, LaneOf: Lanes(queueURL, slowURL), Marker: st, Messages: st}
 	if slowURL != "" {
 		d.Slow = sqsqueue.New(q, slowURL)
 	}

@@ -70,6 +70,15 @@ type Deliverer struct {
 	// lane) marks none.
 	Marker    delivery.SlowMarker
 	SlowAfter time.Duration
+	// Messages, when set, is asked before each attempt of an event that
+	// carries a message whether it was deleted since; such an event is
+	// sent with the message scrubbed (events.Scrub). The function's wiring
+	// always sets it.
+	Messages delivery.MessageStates
+	// Timeout bounds one attempt's request, from the connection to the
+	// answer (netguard.Timeout, the contract's 10 s, when zero): an
+	// attempt still waiting then failed with "timeout". Tests shorten it.
+	Timeout time.Duration
 
 	mu     sync.Mutex
 	bodies map[string][]byte
@@ -246,6 +255,12 @@ func (d *Deliverer) Handle(ctx context.Context, m delivery.Message) (Result, err
 	if err != nil {
 		return Result{}, err
 	}
+	if body, err = d.current(ctx, del, body); err != nil {
+		return Result{}, err
+	}
+	if del.Body != nil {
+		del.Body = body // its retry carries what is sent
+	}
 	want := del.Attempt
 	if want == 0 && del.AttemptBase == 0 {
 		want = 1 // the delivery's first attempt
@@ -268,7 +283,11 @@ func (d *Deliverer) Handle(ctx context.Context, m delivery.Message) (Result, err
 	retry := false
 	if a.Failed && a.Error != ErrTargetNotAllowed && a.ResponseStatus != http.StatusGone {
 		if delay, ok := nextDelay(d.Schedule, n-next.AttemptBase, d.rand(), a.retryAfter); ok {
-			a.Status, a.NextAt, retry = delivery.StatusPending, a.At.Add(delay), true
+			// The schedule's delay runs from the failure, not from the
+			// attempt's start: a 5 s step after a 10 s timeout was due
+			// before the attempt ended, so its retry went out at once and
+			// its reservation replaced the timeout in the log.
+			a.Status, a.NextAt, retry = delivery.StatusPending, a.ended.Add(delay), true
 		}
 	}
 	queued := true
@@ -288,6 +307,30 @@ func (d *Deliverer) Handle(ctx context.Context, m delivery.Message) (Result, err
 	}
 	d.afterAttempt(ctx, w, a)
 	return Result{Done: queued, Attempt: &a.Attempt}, nil
+}
+
+// current returns the envelope to send now: body, or, for an event that
+// carries a message deleted since, body with the message scrubbed (the
+// contract's "deleted means gone": whichever path queued it, a first
+// delivery, a retry, a redelivery or a recovery). It costs one consistent
+// GetItem of the message an attempt, for those events only, made just
+// before the attempt's reservation and POST, so that a deletion answered
+// before it is seen; a failed read makes no attempt (the message comes
+// back).
+func (d *Deliverer) current(ctx context.Context, del events.Delivery, body []byte) ([]byte, error) {
+	if d.Messages == nil || !events.CarriesMessage(del.EventType) {
+		return body, nil
+	}
+	ref, ok := events.MessageRefOf(body)
+	if !ok || ref.Deleted {
+		return body, nil
+	}
+	at, err := d.Messages.DeletedAt(ctx, ref.ChannelID, ref.ID)
+	if err != nil || at.IsZero() {
+		return body, err
+	}
+	slog.InfoContext(ctx, "delivery: its message was deleted; sent scrubbed", "delivery_id", del.ID, "event_type", del.EventType, "message_id", ref.ID)
+	return events.Scrub(body, at)
 }
 
 // refused decides what a message whose attempt number want (0: the next)
@@ -376,6 +419,15 @@ type attempted struct {
 	retryAfter time.Duration
 	// marked reports this attempt marked its webhook slow.
 	marked bool
+	// ended is when the attempt's answer (or failure) came.
+	ended time.Time
+}
+
+func (d *Deliverer) timeout() time.Duration {
+	if d.Timeout > 0 {
+		return d.Timeout
+	}
+	return netguard.Timeout
 }
 
 // attempt posts the delivery once.
@@ -388,11 +440,11 @@ func (d *Deliverer) attempt(ctx context.Context, w delivery.Webhook, del events.
 		sigs = append(sigs, signature.Sign(s, t, del.Body))
 	}
 	std := standardHeaders(w.Secrets, del.ID, t, del.Body)
-	ctx, cancel := context.WithTimeout(ctx, netguard.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, d.timeout())
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(del.Body))
 	if err != nil {
-		a.Failed, a.Status, a.Error = true, delivery.StatusFailed, ErrConnectionFailed
+		a.Failed, a.Status, a.Error, a.ended = true, delivery.StatusFailed, ErrConnectionFailed, start
 		return a
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -409,7 +461,8 @@ func (d *Deliverer) attempt(ctx context.Context, w delivery.Webhook, del events.
 		resp.Body.Close()
 	}
 	stopMark()
-	a.DurationMS = d.now().Sub(start).Milliseconds()
+	a.ended = d.now()
+	a.DurationMS = a.ended.Sub(start).Milliseconds()
 	switch {
 	case err != nil:
 		a.Failed, a.Status, a.Error = true, delivery.StatusFailed, classify(err)
@@ -419,7 +472,7 @@ func (d *Deliverer) attempt(ctx context.Context, w delivery.Webhook, del events.
 		a.Failed, a.Status, a.ResponseStatus = true, delivery.StatusFailed, resp.StatusCode
 		a.Error = fmt.Sprintf("http_%d", resp.StatusCode)
 		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-			a.retryAfter = retryAfter(resp.Header.Get("Retry-After"), start)
+			a.retryAfter = retryAfter(resp.Header.Get("Retry-After"), a.ended)
 		}
 	}
 	return a

@@ -565,6 +565,19 @@ func TestAttemptCallBudget(t *testing.T) {
 	if _, got := e.handle(t, ev); strings.Join(got, ",") != "DynamoDB.GetItem,DynamoDB.UpdateItem,DynamoDB.UpdateItem" {
 		t.Fatalf("success: calls %v, want [DynamoDB.GetItem DynamoDB.UpdateItem DynamoDB.UpdateItem]", got)
 	}
+	// As the function is wired, an event that carries a message reads
+	// whether it was deleted: one GetItem more (for those events only).
+	e.d.Messages = e.store.Deliveries
+	_, ds3 := event(t, "budget 3", w)
+	if _, err := e.queue.SendDeliveries(context.Background(), ds3); err != nil {
+		t.Fatal(err)
+	}
+	ev = e.receiveOne(t)
+	e.st.Calls.Reset()
+	if _, got := e.handle(t, ev); strings.Join(got, ",") != "DynamoDB.GetItem,DynamoDB.GetItem,DynamoDB.UpdateItem,DynamoDB.UpdateItem" {
+		t.Fatalf("success of a message event: calls %v, want [DynamoDB.GetItem DynamoDB.GetItem DynamoDB.UpdateItem DynamoDB.UpdateItem]", got)
+	}
+	e.d.Messages = nil
 	// A message received before its due time waits on the queue again.
 	early := ds[0]
 	early.Attempt, early.Due = 2, time.Now().Add(time.Hour)

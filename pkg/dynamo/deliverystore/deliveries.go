@@ -19,8 +19,9 @@ import (
 )
 
 var (
-	_ delivery.Store      = (*Store)(nil)
-	_ delivery.SlowMarker = (*Store)(nil)
+	_ delivery.Store         = (*Store)(nil)
+	_ delivery.SlowMarker    = (*Store)(nil)
+	_ delivery.MessageStates = (*Store)(nil)
 )
 
 // prevSecretExpiryAttrs are the names the previous secret's expiry may be
@@ -367,6 +368,27 @@ func (s *Store) Event(ctx context.Context, id string) ([]byte, error) {
 		return nil, chat.Errorf(chat.ENotFound, "no event %s", id)
 	}
 	return []byte(b), nil
+}
+
+// DeletedAt implements delivery.MessageStates with one strongly consistent
+// GetItem of the message item, projecting deleted_at (read capacity is
+// counted on the item's size, content included). Errors: EUnavailable.
+func (s *Store) DeletedAt(ctx context.Context, channelID, messageID string) (time.Time, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name, Key: dynamo.Key(dynamo.ChanPK(channelID), dynamo.MessageSK(messageID)),
+		ProjectionExpression: aws.String("#d"), ExpressionAttributeNames: map[string]string{"#d": dynamo.AttrDeletedAt}, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return time.Time{}, dynamo.Fail("deletion of message "+messageID, err)
+	}
+	v := dynamo.GetS(out.Item, dynamo.AttrDeletedAt)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		// Deleted, when unreadable: gone is what matters.
+		return time.Unix(0, 0).UTC(), nil
+	}
+	return at, nil
 }
 
 // Delivery returns a webhook's delivery record. Errors: ENotFound.

@@ -30,7 +30,9 @@ type Change struct {
 	Room         chat.Room
 	RoomCreated  time.Time
 	Guest        chat.Guest
-	// Disabled, WorkspaceID and At report ChangeWebhookDisabled.
+	// Disabled, WorkspaceID and At report ChangeWebhookDisabled; At is
+	// also when a room closed (ChangeRoomClosed), zero for a room closed
+	// before its item recorded it.
 	Disabled    events.Disabled
 	WorkspaceID string
 	At          time.Time
@@ -75,7 +77,11 @@ func ChangeFromImage(eventName string, image map[string]types.AttributeValue) (C
 			return Change{Kind: ChangeRoom, Room: r.Room(), RoomCreated: r.CreatedAt}, true
 		}
 		if r.Status == chat.RoomClosed {
-			return Change{Kind: ChangeRoomClosed, Room: r.Room(), RoomCreated: r.CreatedAt}, true
+			c := Change{Kind: ChangeRoomClosed, Room: r.Room(), RoomCreated: r.CreatedAt}
+			if at, err := time.Parse(time.RFC3339Nano, dynamo.GetS(image, dynamo.AttrClosedAt)); err == nil {
+				c.At = at
+			}
+			return c, true
 		}
 	case strings.HasPrefix(pk, "AUDIT#") && insert:
 		return disabledChange(image)

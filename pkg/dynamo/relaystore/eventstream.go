@@ -3,6 +3,7 @@ package relaystore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -97,20 +98,150 @@ func (s *Store) EventTranslations(ctx context.Context, messageID string) (map[st
 	return out, nil
 }
 
-// PutEvents stores events' envelopes for redelivery, 25 per
-// BatchWriteItem.
+// PutEvents stores events' envelopes for redelivery, 25 items per
+// BatchWriteItem: each envelope (EVENT#<event> / #META) and, for an event
+// that carries a message, a record of it under the message (MSG#<message>
+// / EVENT#<event>, beside its translations), by which ScrubMessageEvents
+// finds the message's envelopes.
 func (s *Store) PutEvents(ctx context.Context, evs []events.Event, bodies [][]byte) error {
 	var reqs []types.WriteRequest
 	for i, ev := range evs {
+		ttl := dynamo.Epoch(ev.CreatedAt.Add(chat.DeliveryRetention))
 		av, err := attributevalue.MarshalMap(dynamo.EventItem{PK: dynamo.EventPK(ev.ID), SK: dynamo.MetaSK, ID: ev.ID, WorkspaceID: ev.WorkspaceID,
-			Type: ev.Type, Body: string(bodies[i]), TTL: dynamo.Epoch(ev.CreatedAt.Add(chat.DeliveryRetention))})
+			Type: ev.Type, Body: string(bodies[i]), TTL: ttl})
 		if err != nil {
 			return chat.Internal(err)
 		}
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
+		if ref, ok := ev.MessageOf(); ok {
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{
+				dynamo.AttrPK: dynamo.Str(messageEventsPK(ref.ID)), dynamo.AttrSK: dynamo.Str(dynamo.EventPK(ev.ID)),
+				"event_id": dynamo.Str(ev.ID), dynamo.AttrTTL: dynamo.Num(ttl)}}})
+		}
 	}
 	if len(reqs) == 0 {
 		return nil
 	}
 	return s.BatchWrite(ctx, "put events", reqs)
+}
+
+// messageEventsPK is the partition of a message's records of its events:
+// the message's own, which also holds its translations (TR#...).
+func messageEventsPK(messageID string) string { return dynamo.TranslationPK(messageID) }
+
+// DeletedMessages implements relay.EventStore with one strongly consistent
+// BatchGetItem per 100 messages (more for unprocessed keys), projecting
+// deleted_at. A message not stored is not deleted. Errors: EUnavailable.
+func (s *Store) DeletedMessages(ctx context.Context, refs []events.MessageRef) (map[string]time.Time, error) {
+	var keys []map[string]types.AttributeValue
+	seen := map[string]bool{}
+	for _, r := range refs {
+		if !seen[r.ID] {
+			seen[r.ID] = true
+			keys = append(keys, dynamo.Key(dynamo.ChanPK(r.ChannelID), dynamo.MessageSK(r.ID)))
+		}
+	}
+	out := map[string]time.Time{}
+	for start := 0; start < len(keys); start += dynamo.MaxBatchGet {
+		items, err := s.batchGet(ctx, "deleted messages", keys[start:min(start+dynamo.MaxBatchGet, len(keys))], "#sk, #d",
+			map[string]string{"#sk": dynamo.AttrSK, "#d": dynamo.AttrDeletedAt})
+		if err != nil {
+			return nil, err
+		}
+		for _, it := range items {
+			v := dynamo.GetS(it, dynamo.AttrDeletedAt)
+			if v == "" {
+				continue
+			}
+			at, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				at = time.Unix(0, 0).UTC() // deleted, when unreadable: gone is what matters
+			}
+			out[strings.TrimPrefix(dynamo.GetS(it, dynamo.AttrSK), dynamo.MessagePrefix)] = at
+		}
+	}
+	return out, nil
+}
+
+// ScrubMessageEvents implements relay.EventStore: one Query of the
+// message's records of its events, one BatchGetItem of their envelopes and
+// those of ids (per 100), and the scrubbed envelopes put back with
+// BatchWriteItem (per 25); an envelope already scrubbed, of another
+// message, or expired, is left. Errors: EUnavailable; EInternal for an
+// envelope that is not one.
+func (s *Store) ScrubMessageEvents(ctx context.Context, messageID string, deletedAt time.Time, ids ...string) error {
+	op := "scrub the events of message " + messageID
+	recs, err := s.QueryAll(ctx, op, &dynamodb.QueryInput{
+		KeyConditionExpression:    aws.String("#pk = :pk AND begins_with(#sk, :ev)"),
+		ProjectionExpression:      aws.String("event_id"),
+		ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrPK, "#sk": dynamo.AttrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(messageEventsPK(messageID)), ":ev": dynamo.Str(dynamo.EventPrefix)},
+	})
+	if err != nil {
+		return err
+	}
+	var keys []map[string]types.AttributeValue
+	seen := map[string]bool{}
+	for _, r := range recs {
+		ids = append(ids, dynamo.GetS(r, "event_id"))
+	}
+	for _, id := range ids {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			keys = append(keys, dynamo.Key(dynamo.EventPK(id), dynamo.MetaSK))
+		}
+	}
+	var puts []types.WriteRequest
+	for start := 0; start < len(keys); start += dynamo.MaxBatchGet {
+		items, err := s.batchGet(ctx, op, keys[start:min(start+dynamo.MaxBatchGet, len(keys))], "", nil)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			body := dynamo.GetS(it, "body")
+			if ref, ok := events.MessageRefOf([]byte(body)); !ok || ref.Deleted || ref.ID != messageID {
+				continue
+			}
+			scrubbed, err := events.Scrub([]byte(body), deletedAt)
+			if err != nil {
+				return chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
+			}
+			it["body"] = dynamo.Str(string(scrubbed))
+			puts = append(puts, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+		}
+	}
+	if len(puts) == 0 {
+		return nil
+	}
+	return s.BatchWrite(ctx, op, puts)
+}
+
+// batchGet reads keys (at most 100) with strong consistency, projecting
+// proj when it is not "", retrying unprocessed keys.
+func (s *Store) batchGet(ctx context.Context, op string, keys []map[string]types.AttributeValue, proj string, names map[string]string) ([]map[string]types.AttributeValue, error) {
+	ka := types.KeysAndAttributes{Keys: keys, ConsistentRead: aws.Bool(true)}
+	if proj != "" {
+		ka.ProjectionExpression, ka.ExpressionAttributeNames = aws.String(proj), names
+	}
+	req := map[string]types.KeysAndAttributes{s.Name: ka}
+	var out []map[string]types.AttributeValue
+	for attempt := 0; len(req) > 0; attempt++ {
+		if attempt > 0 {
+			if attempt > 5 {
+				return nil, chat.Unavailable(fmt.Errorf("dynamo: %s: unprocessed keys after %d attempts", op, attempt))
+			}
+			select {
+			case <-ctx.Done():
+				return nil, dynamo.Fail(op, ctx.Err())
+			case <-time.After(time.Duration(25<<attempt) * time.Millisecond):
+			}
+		}
+		res, err := s.Client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return nil, dynamo.Fail(op, err)
+		}
+		out = append(out, res.Responses[s.Name]...)
+		req = res.UnprocessedKeys
+	}
+	return out, nil
 }

@@ -90,8 +90,15 @@ func (s *Store) CloseRoom(ctx context.Context, r rooms.ManagedRoom) error {
 			ExpressionAttributeValues: map[string]types.AttributeValue{":closed": dynamo.Str(chat.RoomClosed)},
 		}}
 	}
+	// The room's own item also records when it closed, to the
+	// millisecond: the relay's room.closed is timed (and its id derived)
+	// from it, as room.created is from created_at.
+	meta := set(dynamo.Key(dynamo.RoomPK(r.ID), dynamo.MetaSK))
+	meta.Update.UpdateExpression = aws.String("SET #st = :closed, #ca = if_not_exists(#ca, :at)")
+	meta.Update.ExpressionAttributeNames["#ca"] = dynamo.AttrClosedAt
+	meta.Update.ExpressionAttributeValues[":at"] = dynamo.Str(time.Now().UTC().Format(time.RFC3339Nano))
 	items := []types.TransactWriteItem{
-		set(dynamo.Key(dynamo.RoomPK(r.ID), dynamo.MetaSK)),
+		meta,
 		set(dynamo.Key(dynamo.ChanPK(r.ChannelID), dynamo.RoomSK(r.ID))),
 		set(dynamo.Key(dynamo.WsPK(r.WorkspaceID), dynamo.WsRoomSK(r.CreatedAt, r.ID))),
 	}
