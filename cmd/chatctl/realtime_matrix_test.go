@@ -249,3 +249,59 @@ func TestReconnectReload(t *testing.T) {
 		reload(t, since)
 	})
 }
+
+// TestDeletedNeverPushedAgain: a reader connected while a message is
+// posted, translated and deleted gets its content, then message.deleted,
+// and nothing of it after: a late translation of the deleted message is
+// refused by the store and pushes nothing; an edit is refused (410); a
+// reconnect from before the message sends its stored state, the tombstone
+// (deleted, no content).
+func TestDeletedNeverPushedAgain(t *testing.T) {
+	s := startRealtimeServer(t)
+	token := s.join(t, "Lucía", "es")
+	c := s.dial(t)
+	if got := c.subscribe(map[string]string{"token": token}); got["type"] != "subscribed" {
+		t.Fatalf("subscribe: %v", got)
+	}
+	before := s.postAsBenUntranslated(t, "before", true)
+	m := s.postAsBen(t, "The secret plan")
+	if status, body := s.do(t, "DELETE", "/api/v1/workspaces/"+demoWorkspace+"/channels/"+demoSupport+"/messages/"+m,
+		nil, "Authorization", "Bearer "+demoBenToken); status != 204 {
+		t.Fatalf("delete: %d %v", status, body)
+	}
+	s.awaitChange(t, m, realtime.MessageDeleted)
+	tr := chat.Translation{MessageID: m, Language: "es", Content: "[es] The secret plan, late", SourceLanguage: "en", CreatedAt: time.Now().UTC(), Revision: 1}
+	if err := storetest.New(s.a.DB, s.a.Table).Translation.SaveRevision(context.Background(), demoSupport, m, 1, []chat.Translation{tr}, true); err != nil {
+		t.Fatal(err)
+	}
+	if status, _ := s.do(t, "PATCH", "/api/v1/workspaces/"+demoWorkspace+"/channels/"+demoSupport+"/messages/"+m,
+		map[string]any{"content": "The secret plan, again"}, "Authorization", "Bearer "+demoBenToken); status != 410 {
+		t.Fatalf("edit of a deleted message: %d, want 410", status)
+	}
+	frames := c.until()
+	var got []string
+	for _, f := range frames {
+		data, _ := f["data"].(map[string]any)
+		content, _ := data["content"].(string)
+		got = append(got, fmt.Sprint(f["type"], " ", messageID(f), " ", content))
+	}
+	want := []string{"message " + before + " before", "message " + m + " The secret plan",
+		"message.updated " + m + " [es] The secret plan", "message.deleted " + m + " "}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("frames:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// A reconnect from before it: the message's stored state is a
+	// tombstone, and no frame carries its content.
+	r := s.dial(t)
+	r.send(map[string]string{"action": "subscribe", "token": token, "since": before})
+	back := r.until()
+	for _, f := range back {
+		if strings.Contains(fmt.Sprint(f), "secret plan") {
+			t.Fatalf("a reconnect's frame carries the deleted content: %v", f)
+		}
+	}
+	data, _ := back[0]["data"].(map[string]any)
+	if len(back) != 2 || back[0]["type"] != "message" || data["id"] != m || data["deleted"] != true || back[1]["type"] != "subscribed" {
+		t.Fatalf("reconnect from before it: %v, want its tombstone, then subscribed", back)
+	}
+}
