@@ -15,7 +15,12 @@ import (
 //
 //	rm internal/iampolicy/testdata/calls.json
 //	STACKTEST_IAM_RECORD=$PWD/internal/iampolicy/testdata/calls.json \
-//	  go test -count=1 ./pkg/app/... ./cmd/chatctl/ ./e2e ./pkg/delivery/...
+//	  go test -count=1 -skip TestEveryLinkedCallAllowed . ./cmd/chatctl/ ./e2e ./internal/localrun \
+//	  ./pkg/app/... ./pkg/awsenv ./pkg/delivery/... ./pkg/dynamo/... ./pkg/relay ./pkg/sqsqueue
+//
+// (every package whose tests run a stack, stacktest.Main). Each call also
+// names its sites, the adapter functions it came from, which e2e's
+// TestEveryLinkedCallAllowed holds to every function that links them.
 const recordFile = "testdata/calls.json"
 
 type recordedCall struct {

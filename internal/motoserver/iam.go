@@ -76,6 +76,15 @@ func (c *IAM) Allowed() []Call {
 	return out
 }
 
+// Allow records an allowed call that another local service checked
+// against the same policies (the WebSocket gateway's Management API).
+func (c *IAM) Allow(function string, req iampolicy.Request, sites []string) {
+	call := Call{Function: function, Request: req, Decision: iampolicy.Allow, Sites: sites}
+	c.mu.Lock()
+	c.allowed[call.key()] = call
+	c.mu.Unlock()
+}
+
 // Denied returns the calls denied so far, in order.
 func (c *IAM) Denied() []Call {
 	c.mu.Lock()

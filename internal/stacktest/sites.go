@@ -5,28 +5,25 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/smithy-go/middleware"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/chatbridge/chat/internal/iampolicy"
 )
 
-// installSites makes every client built from cfg name its call's sites
+// siteOption makes a client name each call's sites
 // (iampolicy.SitesHeader): the adapter functions on the calling
 // goroutine's stack, which the local IAM check records with the call.
-func installSites(cfg *aws.Config) {
-	cfg.APIOptions = append(cfg.APIOptions, func(st *middleware.Stack) error {
-		return st.Build.Add(middleware.BuildMiddlewareFunc("ChatCallSites",
-			func(ctx context.Context, in middleware.BuildInput, next middleware.BuildHandler) (middleware.BuildOutput, middleware.Metadata, error) {
-				if req, ok := in.Request.(*smithyhttp.Request); ok {
-					if sites := callSites(); sites != "" {
-						req.Header.Set(iampolicy.SitesHeader, sites)
-					}
+func siteOption(st *middleware.Stack) error {
+	return st.Build.Add(middleware.BuildMiddlewareFunc("ChatCallSites",
+		func(ctx context.Context, in middleware.BuildInput, next middleware.BuildHandler) (middleware.BuildOutput, middleware.Metadata, error) {
+			if req, ok := in.Request.(*smithyhttp.Request); ok {
+				if sites := callSites(); sites != "" {
+					req.Header.Set(iampolicy.SitesHeader, sites)
 				}
-				return next.HandleBuild(ctx, in)
-			}), middleware.After)
-	})
+			}
+			return next.HandleBuild(ctx, in)
+		}), middleware.After)
 }
 
 // callSites returns the adapter functions on the stack, innermost first,

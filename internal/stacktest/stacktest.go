@@ -45,6 +45,9 @@ func Main(m *testing.M) int {
 		// Request logs drown test output; TEST_LOG=1 shows them.
 		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
 	}
+	// Every configuration awsenv.Load builds, the stacks' and those a
+	// function's FromEnv builds in a test, names its calls' sites.
+	awsenv.APIOptions = append(awsenv.APIOptions, siteOption)
 	if url := os.Getenv("STACKTEST_ENDPOINT"); url != "" {
 		os.Setenv(awsenv.EnvEndpoint, url)
 		return m.Run()
@@ -139,7 +142,6 @@ func New(t testing.TB) *Stack {
 	calls := awsenv.Count(&cfg)
 	faults := &Faults{}
 	faults.install(&cfg)
-	installSites(&cfg)
 	tmpl, err := samtemplate.Project()
 	if err != nil {
 		t.Fatalf("stacktest: %v", err)

@@ -70,6 +70,10 @@ type Gateway struct {
 	// function (access key id = its LogicalId) to that function's
 	// execute-api:ManageConnections grants, as API Gateway does.
 	Policies *iampolicy.Set
+	// Allowed, when set, is told each call Policies allowed, with its
+	// connection id as "*" and the sites its client named
+	// (iampolicy.SitesHeader): the tests' IAM record.
+	Allowed func(function string, req iampolicy.Request, sites []string)
 
 	mu    sync.Mutex
 	conns map[string]*conn
@@ -309,6 +313,14 @@ func (g *Gateway) authorized(w http.ResponseWriter, r *http.Request, id string) 
 	l := g.Policies.Local
 	resource := fmt.Sprintf("arn:%s:execute-api:%s:%s:local/%s/%s/@connections/%s", l.Partition, region, l.Account, g.stage(), r.Method, id)
 	if g.Policies.Evaluate(function, iampolicy.Request{Action: "execute-api:ManageConnections", Resource: resource}) == iampolicy.Allow {
+		if g.Allowed != nil {
+			var sites []string
+			if h := r.Header.Get(iampolicy.SitesHeader); h != "" {
+				sites = strings.Split(h, ",")
+			}
+			g.Allowed(function, iampolicy.Request{Action: "execute-api:ManageConnections",
+				Resource: strings.TrimSuffix(resource, id) + "*"}, sites)
+		}
 		return true
 	}
 	apiError(w, http.StatusForbidden, "AccessDeniedException", fmt.Sprintf("User: arn:%s:sts::%s:assumed-role/%sRole/%s is not authorized to perform: execute-api:ManageConnections on resource: %s",

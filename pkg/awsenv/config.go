@@ -21,6 +21,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/credentials/endpointcreds"
+	"github.com/aws/smithy-go/middleware"
 )
 
 // The environment variables Load reads, as Lambda sets them (and as the
@@ -56,7 +57,7 @@ const localCredentials = "local"
 // Retries are each client's default (standard mode, 3 attempts), as with
 // the SDK's loader when AWS_RETRY_MODE and AWS_MAX_ATTEMPTS are unset.
 func Load(ctx context.Context) (aws.Config, error) {
-	cfg := aws.Config{HTTPClient: awshttp.NewBuildableClient()}
+	cfg := aws.Config{HTTPClient: awshttp.NewBuildableClient(), APIOptions: append([]func(*middleware.Stack) error(nil), APIOptions...)}
 	endpoint := Get(EnvEndpoint, "")
 	if endpoint != "" {
 		if u, err := url.Parse(endpoint); err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
@@ -82,6 +83,11 @@ func Load(ctx context.Context) (aws.Config, error) {
 	}
 	return cfg, nil
 }
+
+// APIOptions are added to every configuration Load builds. No function
+// sets any: local tooling and tests do (the test stacks name each call's
+// sites for the IAM record, internal/stacktest).
+var APIOptions []func(*middleware.Stack) error
 
 // credentialsFromEnv is Load's credentials provider (see Load).
 func credentialsFromEnv(local bool) (aws.CredentialsProvider, error) {
