@@ -19,7 +19,7 @@ var patterns = []*regexp.Regexp{
 	regexp.MustCompile(`\{\{[^{}\n]*\}\}|\{[\p{L}\p{N}_.]*\}`),
 	regexp.MustCompile(`\$\{[^}\s]*\}|\$\([^)\s]*\)|\$[A-Za-z_][A-Za-z0-9_]*`),
 	regexp.MustCompile(`%[-+#0]*[0-9]*(?:\.[0-9]+)?[sdvfqxXcbeEgGtTpuoi]\b|%[A-Za-z_][A-Za-z0-9_]*%`),
-	regexp.MustCompile(`(?i)\b[a-z]:\\[^\s]*`), // Windows paths
+	regexp.MustCompile(`(?i)\b[a-z]:\\[^\s]*|\\\\[^\s]+`), // Windows paths, UNC paths
 }
 
 // alwaysMarkup are characters that are protected wherever they appear in
@@ -117,7 +117,10 @@ func trimTrailing(s string) string {
 // not a word of a language: numbers, versions, addresses, hashes, paths,
 // identifiers, flags.
 func codeLike(t string) bool {
-	if strings.ContainsAny(t, "0123456789_=<>{}[]$%^|\\~+&") {
+	if !hasLetterIn(t) {
+		return false // punctuation: what of it matters is in alwaysMarkup
+	}
+	if strings.ContainsAny(t, "0123456789_=<>{}[]$%^|~+&") {
 		return true
 	}
 	if t[0] == '-' && len(t) > 1 || t[0] == '.' && len(t) > 1 {
