@@ -113,18 +113,31 @@ func (d *Document) restore(translated []string) (string, error) {
 func (d *Document) restoreUnit(k int, t string) (string, error) {
 	u := d.units[k]
 	first := d.first[k]
-	pieces := cut(t)
 	seen := make([]bool, len(u.Spans))
 	var kept []piece
 	var carry strings.Builder
-	for _, p := range pieces {
-		carry.WriteString(p.text)
-		i := p.id - first
-		if p.id == 0 || i < 0 || i >= len(u.Spans) || seen[i] {
-			continue // the end, or a placeholder not of this unit, or a duplicate
+	toks := tokens(t)
+	for n := 0; n < len(toks); n++ {
+		tk := toks[n]
+		if tk.kind == textToken {
+			carry.WriteString(tk.text)
+			continue
+		}
+		if tk.kind != openToken && tk.kind != emptyToken {
+			continue // a closing tag or another tag: the translator's
+		}
+		i := tk.id - first
+		if i < 0 || i >= len(u.Spans) {
+			continue // a placeholder not of this unit
+		}
+		if tk.kind == openToken {
+			n = skipContent(toks, n, html.EscapeString(d.src[u.Spans[i].Start:u.Spans[i].End]))
+		}
+		if seen[i] {
+			continue // a duplicate
 		}
 		seen[i] = true
-		kept = append(kept, piece{text: carry.String(), id: p.id})
+		kept = append(kept, piece{text: carry.String(), id: tk.id})
 		carry.Reset()
 	}
 	kept = append(kept, piece{text: carry.String()})
@@ -137,19 +150,27 @@ func (d *Document) restoreUnit(k int, t string) (string, error) {
 
 	var b strings.Builder
 	for n, p := range kept {
-		core := strings.TrimSpace(clean(p.text))
-		var before, after string // the original's whitespace around this text
-		if n > 0 {
-			before = d.spaceAfter(u, kept[n-1].id-first)
+		text := clean(p.text)
+		core := strings.TrimSpace(text)
+		// The whitespace around this text: the original's where the span
+		// beside it had text on that side, else the translator's.
+		before := text[:len(text)-len(strings.TrimLeftFunc(text, unicode.IsSpace))]
+		after := text[len(strings.TrimRightFunc(text, unicode.IsSpace)):]
+		if n == 0 {
+			before = ""
+		} else if ws, ok := d.spaceAfter(u, kept[n-1].id-first); ok {
+			before = ws
 		}
-		if p.id != 0 {
-			after = d.spaceBefore(u, p.id-first)
+		if p.id == 0 {
+			after = ""
+		} else if ws, ok := d.spaceBefore(u, p.id-first); ok {
+			after = ws
 		}
 		switch {
 		case core != "":
 			b.WriteString(before + core + after)
 		case n > 0 && p.id != 0:
-			// Two spans side by side: the original's space between, if any.
+			// Two spans side by side.
 			if before != "" {
 				b.WriteString(before)
 			} else {
@@ -164,41 +185,76 @@ func (d *Document) restoreUnit(k int, t string) (string, error) {
 	return b.String(), nil
 }
 
-// cut splits a translation at its placeholders. A <span ... id="pN">
-// element is one placeholder up to its </span>; any other tag is dropped.
-func cut(t string) []piece {
-	var out []piece
-	var text strings.Builder
-	at := 0
-	for at < len(t) {
-		loc := tag.FindStringIndex(t[at:])
+// Kinds of the tokens of a translation.
+const (
+	textToken  = iota
+	emptyToken // a placeholder: <b id="p3"/>
+	openToken  // a placeholder with content: <span translate="no" id="p3">
+	closeToken // </span>, </b>
+	otherToken // any other tag: the translator's
+)
+
+type token struct {
+	kind int
+	text string
+	id   int
+}
+
+// tokens cuts a translation into text and tags.
+func tokens(t string) []token {
+	var out []token
+	for t != "" {
+		loc := tag.FindStringIndex(t)
 		if loc == nil {
 			break
 		}
-		text.WriteString(t[at : at+loc[0]])
-		tg := t[at+loc[0] : at+loc[1]]
-		at += loc[1]
-		m := tagID.FindStringSubmatch(tg)
-		if m == nil {
-			continue
+		if loc[0] > 0 {
+			out = append(out, token{kind: textToken, text: t[:loc[0]]})
 		}
-		id, err := strconv.Atoi(m[2])
-		if err != nil || id == 0 {
-			continue
-		}
-		if strings.EqualFold(m[1], "span") && !strings.HasSuffix(strings.TrimSpace(tg[:len(tg)-1]), "/") {
-			if end := strings.Index(strings.ToLower(t[at:]), "</span"); end >= 0 {
-				at += end
-				if gt := strings.IndexByte(t[at:], '>'); gt >= 0 {
-					at += gt + 1
+		tg := t[loc[0]:loc[1]]
+		t = t[loc[1]:]
+		tk := token{kind: otherToken, text: tg}
+		if m := tagID.FindStringSubmatch(tg); m != nil {
+			if id, err := strconv.Atoi(m[2]); err == nil && id > 0 {
+				tk.id = id
+				tk.kind = openToken
+				if strings.HasSuffix(strings.TrimSpace(tg[:len(tg)-1]), "/") {
+					tk.kind = emptyToken
 				}
 			}
+		} else if closing.MatchString(tg) {
+			tk.kind = closeToken
 		}
-		out = append(out, piece{text: text.String(), id: id})
-		text.Reset()
+		out = append(out, tk)
 	}
-	text.WriteString(t[at:])
-	return append(out, piece{text: text.String()})
+	if t != "" {
+		out = append(out, token{kind: textToken, text: t})
+	}
+	return out
+}
+
+var closing = regexp.MustCompile(`^<\s*/`)
+
+// skipContent returns the index of the last token of the content of the
+// placeholder opened at toks[n]: its closing tag when one follows before
+// the next placeholder; else, when the text right after it begins with the
+// span's escaped content (the translator lost the closing tag), that
+// content is cut from it.
+func skipContent(toks []token, n int, content string) int {
+	for m := n + 1; m < len(toks); m++ {
+		switch toks[m].kind {
+		case closeToken:
+			return m
+		case emptyToken, openToken:
+			m = len(toks)
+		}
+	}
+	if n+1 < len(toks) && toks[n+1].kind == textToken && content != "" {
+		if rest, ok := strings.CutPrefix(strings.TrimLeftFunc(toks[n+1].text, unicode.IsSpace), content); ok {
+			toks[n+1].text = rest
+		}
+	}
+	return n
 }
 
 // clean turns a translated text back into plain text: entities unescaped,
@@ -218,14 +274,16 @@ func clean(s string) string {
 }
 
 // spaceBefore and spaceAfter are the whitespace around span i of unit u in
-// the original, "" where the span touches the unit's edge or a word.
-func (d *Document) spaceBefore(u Unit, i int) string {
+// the original, "" where the span touches a word; false where the span
+// touches the unit's edge, which says nothing about the space it wants.
+func (d *Document) spaceBefore(u Unit, i int) (string, bool) {
 	s := u.Spans[i]
-	return d.src[u.Start:s.Start][len(strings.TrimRightFunc(d.src[u.Start:s.Start], unicode.IsSpace)):]
+	text := d.src[u.Start:s.Start]
+	return text[len(strings.TrimRightFunc(text, unicode.IsSpace)):], s.Start > u.Start
 }
 
-func (d *Document) spaceAfter(u Unit, i int) string {
+func (d *Document) spaceAfter(u Unit, i int) (string, bool) {
 	s := u.Spans[i]
 	rest := d.src[s.End:u.End]
-	return rest[:len(rest)-len(strings.TrimLeftFunc(rest, unicode.IsSpace))]
+	return rest[:len(rest)-len(strings.TrimLeftFunc(rest, unicode.IsSpace))], s.End < u.End
 }
