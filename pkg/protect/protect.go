@@ -194,17 +194,22 @@ func trimSegment(src []byte, s text.Segment) text.Segment {
 	if stop > len(src) {
 		stop = len(src)
 	}
-	for start < stop && isSpaceByte(src[start]) {
-		start++
+	// Unicode's spaces too (U+2000, U+3000, NBSP): restoring trims them.
+	for start < stop {
+		r, w := utf8.DecodeRune(src[start:stop])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		start += w
 	}
-	for stop > start && isSpaceByte(src[stop-1]) {
-		stop--
+	for stop > start {
+		r, w := utf8.DecodeLastRune(src[start:stop])
+		if !unicode.IsSpace(r) {
+			break
+		}
+		stop -= w
 	}
 	return text.NewSegment(start, stop)
-}
-
-func isSpaceByte(b byte) bool {
-	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == '\v'
 }
 
 func isBlank(s string) bool {
