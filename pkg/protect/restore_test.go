@@ -213,3 +213,25 @@ func corpus() []string {
 		"ok",
 	}
 }
+
+// TestParseConcurrently: Parse shares one goldmark parser; run with -race.
+func TestParseConcurrently(t *testing.T) {
+	done := make(chan string)
+	for range 4 {
+		go func() {
+			var out strings.Builder
+			for _, in := range corpus() {
+				d := protect.Parse(in, workspace)
+				got, _ := d.RestorePlaceholders(d.Placeholders())
+				out.WriteString(got)
+			}
+			done <- out.String()
+		}()
+	}
+	want := strings.Join(corpus(), "")
+	for range 4 {
+		if got := <-done; got != want {
+			t.Errorf("concurrent round trips: got %q, want %q", got, want)
+		}
+	}
+}
