@@ -17,6 +17,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/chatbridge/chat/internal/iampolicy"
+	"github.com/chatbridge/chat/internal/stacktest"
 )
 
 // linkedSites returns the adapter functions (iampolicy.Site) linked into
@@ -47,15 +48,6 @@ func linkedSites(path string) (map[string]bool, error) {
 		}
 	}
 	return out, nil
-}
-
-// recordedCall is an entry of internal/iampolicy/testdata/calls.json.
-type recordedCall struct {
-	Function    string   `json:"function"`
-	Action      string   `json:"action"`
-	Resource    string   `json:"resource"`
-	LeadingKeys []string `json:"leading_keys"`
-	Sites       []string `json:"sites"`
 }
 
 // awsSites returns the adapter functions that make AWS calls: those that
@@ -184,7 +176,7 @@ func TestEveryLinkedCallAllowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var record []recordedCall
+	var record []stacktest.RecordedCall
 	if err := json.Unmarshal(b, &record); err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,6 @@ package stacktest
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -28,6 +26,7 @@ import (
 	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/motoserver"
 	"github.com/chatbridge/chat/internal/samtemplate"
+	"github.com/chatbridge/chat/internal/testlog"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 )
@@ -41,10 +40,7 @@ var (
 // Main starts moto_server, runs the tests and stops it. Use it as
 // `func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }`.
 func Main(m *testing.M) int {
-	if os.Getenv("TEST_LOG") == "" {
-		// Request logs drown test output; TEST_LOG=1 shows them.
-		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	}
+	testlog.Quiet()
 	// Every configuration awsenv.Load builds, the stacks' and those a
 	// function's FromEnv builds in a test, names its calls' sites.
 	awsenv.APIOptions = append(awsenv.APIOptions, siteOption)

@@ -143,8 +143,18 @@ func Conflicted(reasons []types.CancellationReason) bool {
 
 // BatchGet reads keys with strong consistency, retrying unprocessed keys.
 func (s *Table) BatchGet(ctx context.Context, op string, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
+	return s.BatchGetProjected(ctx, op, keys, "", nil)
+}
+
+// BatchGetProjected is BatchGet projecting proj (with the attribute names
+// names) when it is not "".
+func (s *Table) BatchGetProjected(ctx context.Context, op string, keys []map[string]types.AttributeValue, proj string, names map[string]string) ([]map[string]types.AttributeValue, error) {
+	ka := types.KeysAndAttributes{Keys: keys, ConsistentRead: aws.Bool(true)}
+	if proj != "" {
+		ka.ProjectionExpression, ka.ExpressionAttributeNames = aws.String(proj), names
+	}
 	var out []map[string]types.AttributeValue
-	req := map[string]types.KeysAndAttributes{s.Name: {Keys: keys, ConsistentRead: aws.Bool(true)}}
+	req := map[string]types.KeysAndAttributes{s.Name: ka}
 	for attempt := 0; len(req) > 0; attempt++ {
 		if attempt > 0 {
 			if attempt > 5 {

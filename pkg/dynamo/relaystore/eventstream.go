@@ -143,7 +143,7 @@ func (s *Store) DeletedMessages(ctx context.Context, refs []events.MessageRef) (
 	}
 	out := map[string]time.Time{}
 	for start := 0; start < len(keys); start += dynamo.MaxBatchGet {
-		items, err := s.batchGet(ctx, "deleted messages", keys[start:min(start+dynamo.MaxBatchGet, len(keys))], "#sk, #d",
+		items, err := s.BatchGetProjected(ctx, "deleted messages", keys[start:min(start+dynamo.MaxBatchGet, len(keys))], "#sk, #d",
 			map[string]string{"#sk": dynamo.AttrSK, "#d": dynamo.AttrDeletedAt})
 		if err != nil {
 			return nil, err
@@ -193,7 +193,7 @@ func (s *Store) ScrubMessageEvents(ctx context.Context, messageID string, delete
 	}
 	var puts []types.WriteRequest
 	for start := 0; start < len(keys); start += dynamo.MaxBatchGet {
-		items, err := s.batchGet(ctx, op, keys[start:min(start+dynamo.MaxBatchGet, len(keys))], "", nil)
+		items, err := s.BatchGet(ctx, op, keys[start:min(start+dynamo.MaxBatchGet, len(keys))])
 		if err != nil {
 			return err
 		}
@@ -214,34 +214,4 @@ func (s *Store) ScrubMessageEvents(ctx context.Context, messageID string, delete
 		return nil
 	}
 	return s.BatchWrite(ctx, op, puts)
-}
-
-// batchGet reads keys (at most 100) with strong consistency, projecting
-// proj when it is not "", retrying unprocessed keys.
-func (s *Store) batchGet(ctx context.Context, op string, keys []map[string]types.AttributeValue, proj string, names map[string]string) ([]map[string]types.AttributeValue, error) {
-	ka := types.KeysAndAttributes{Keys: keys, ConsistentRead: aws.Bool(true)}
-	if proj != "" {
-		ka.ProjectionExpression, ka.ExpressionAttributeNames = aws.String(proj), names
-	}
-	req := map[string]types.KeysAndAttributes{s.Name: ka}
-	var out []map[string]types.AttributeValue
-	for attempt := 0; len(req) > 0; attempt++ {
-		if attempt > 0 {
-			if attempt > 5 {
-				return nil, chat.Unavailable(fmt.Errorf("dynamo: %s: unprocessed keys after %d attempts", op, attempt))
-			}
-			select {
-			case <-ctx.Done():
-				return nil, dynamo.Fail(op, ctx.Err())
-			case <-time.After(time.Duration(25<<attempt) * time.Millisecond):
-			}
-		}
-		res, err := s.Client.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-		if err != nil {
-			return nil, dynamo.Fail(op, err)
-		}
-		out = append(out, res.Responses[s.Name]...)
-		req = res.UnprocessedKeys
-	}
-	return out, nil
 }
