@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/internal/childproc"
-	"github.com/chatbridge/chat/internal/motoserver"
 	"github.com/chatbridge/chat/pkg/awsenv"
 )
 
@@ -94,30 +93,10 @@ func TestAPIDocExamples(t *testing.T) {
 		t.Fatalf("got %d shell examples in docs/api.md, want every section's", len(examples))
 	}
 
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin", "chatctl")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/chatctl").CombinedOutput(); err != nil {
-		t.Fatalf("go build chatctl: %v\n%s", err, out)
-	}
-	port, err := motoserver.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	endpoint := os.Getenv(awsenv.EnvEndpoint)
-	env := append(os.Environ(), "ADDR="+strings.TrimPrefix(base, "http://"), "AWS_ENDPOINT_URL="+endpoint,
-		fmt.Sprintf("TABLE_NAME=apidoc-%d", time.Now().UnixNano()), "TRANSLATOR=none")
-	serve := exec.Command(bin, "serve", "--demo")
-	serve.Dir, serve.Env = dir, env
 	var served childproc.Output
-	serve.Stdout, serve.Stderr = &served, &served
-	if err := childproc.Start(serve); err != nil {
-		t.Fatalf("start chatctl serve: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = serve.Wait(); close(exited) }()
-	t.Cleanup(func() { childproc.Stop(serve.Process.Pid, exited, 5*time.Second) })
-	waitServing(t, base, &served, exited)
+	srv := startDemoServe(t, "apidoc", &served, &served)
+	dir, base, env := srv.Dir, srv.Base, srv.Env
+	endpoint := os.Getenv(awsenv.EnvEndpoint)
 
 	// The examples as written, but for the two local addresses, which the
 	// test picks free.

@@ -1,7 +1,6 @@
 package chatbundle_test
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +11,6 @@ import (
 
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/childproc"
-	"github.com/chatbridge/chat/internal/motoserver"
-	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/fixture"
 )
@@ -36,29 +33,9 @@ func TestDemoStepsPastedAtOnce(t *testing.T) {
 			t.Skipf("SKIPPED: the demo's steps need %s, which is not installed", tool)
 		}
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin", "chatctl")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/chatctl").CombinedOutput(); err != nil {
-		t.Fatalf("go build chatctl: %v\n%s", err, out)
-	}
-	port, err := motoserver.FreePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	env := append(os.Environ(), "ADDR="+strings.TrimPrefix(base, "http://"), "AWS_ENDPOINT_URL="+os.Getenv(awsenv.EnvEndpoint),
-		fmt.Sprintf("TABLE_NAME=demo-%d", time.Now().UnixNano()), "TRANSLATOR=none")
-	serve := exec.Command(bin, "serve", "--demo")
-	serve.Dir, serve.Env = dir, env
 	var stdout, stderr childproc.Output
-	serve.Stdout, serve.Stderr = &stdout, &stderr
-	if err := childproc.Start(serve); err != nil {
-		t.Fatalf("start chatctl serve: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = serve.Wait(); close(exited) }()
-	t.Cleanup(func() { childproc.Stop(serve.Process.Pid, exited, 5*time.Second) })
-	waitServing(t, base, &stdout, exited)
+	srv := startDemoServe(t, "demo", &stdout, &stderr)
+	dir, env := srv.Dir, srv.Env
 
 	printed := stdout.String()
 	start := strings.Index(printed, "\n# 1.")
