@@ -19,9 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/internal/handlers"
-	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/app"
@@ -127,24 +125,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 		}
 		return body.Data, body.Meta.NextCursor
 	}
-	consume := func(done func() bool) {
-		ctx, cancel := context.WithCancel(context.Background())
-		var stopped sync.WaitGroup
-		// Both lanes: retries of the failed attempts wait on the slow one.
-		for _, lane := range []string{"DeliveryQueue", "SlowDeliveryQueue"} {
-			stopped.Go(func() {
-				_ = localrun.ConsumeQueue(ctx, sqs.NewFromConfig(st.As("DeliverWebhooksFunction")), st.Resources.Queues[lane], st.Resources.QueueARNs[lane], 10, d.HandleSQS)
-			})
-		}
-		deadline := time.Now().Add(20 * time.Second)
-		for !done() && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		time.Sleep(200 * time.Millisecond) // the consumer deletes what it finished
-		cancel()
-		stopped.Wait()
-		time.Sleep(1100 * time.Millisecond) // moto ends the abandoned long poll
-	}
+	consume := func(done func() bool) { deliverOnLanes(st, d.HandleSQS, done) }
 	allFailed := func() bool {
 		v, _ := list("?limit=100")
 		n := 0

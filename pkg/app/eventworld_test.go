@@ -18,9 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	streamtypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/internal/handlers"
-	"github.com/chatbridge/chat/internal/localrun"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/app"
@@ -132,23 +130,7 @@ func (w *eventWorld) relayRecords(t *testing.T, recs []lambdaevents.DynamoDBEven
 // mappings do (reading with its role), until done or 20 s.
 func (w *eventWorld) deliver(t *testing.T, done func() bool) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	var stopped sync.WaitGroup
-	q := sqs.NewFromConfig(w.st.As(delivering.Function))
-	for _, lane := range []string{"DeliveryQueue", "SlowDeliveryQueue"} {
-		stopped.Go(func() {
-			_ = localrun.ConsumeQueue(ctx, q, w.st.Resources.Queues[lane], w.st.Resources.QueueARNs[lane], 10, w.d.HandleSQS)
-		})
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for !done() && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	time.Sleep(200 * time.Millisecond) // the consumer deletes what it finished
-	cancel()
-	stopped.Wait()
-	time.Sleep(1100 * time.Millisecond) // moto ends the abandoned long poll
-	if !done() {
+	if !deliverOnLanes(w.st, w.d.HandleSQS, done) {
 		t.Fatalf("deliveries not done within 20 s; the receiver got %d", len(w.rv.all()))
 	}
 }
