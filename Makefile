@@ -14,7 +14,9 @@ GO           ?= go
 LAMBDA_ENV   := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 FUZZTIME     ?= 20s
-OPENAPI_LINT := tools/openapi-lint/node_modules/.bin
+# OPENAPI_LINT is where scripts/ensure-test-tools installed the OpenAPI
+# linters (evaluated only by lint).
+OPENAPI_LINT = $(shell scripts/openapi-lint-dir)/node_modules/.bin
 
 # LogicalId:directory under functions/, one per function in template.yaml.
 FUNCTIONS := \
