@@ -20,13 +20,7 @@ func FuzzRoundTrip(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		d := protect.Parse(in, workspace)
-		for name, form := range map[string]struct {
-			units   []string
-			restore func([]string) (string, error)
-		}{
-			"placeholders": {d.Placeholders(), d.RestorePlaceholders},
-			"html":         {d.HTML(), d.RestoreHTML},
-		} {
+		for name, form := range forms(d) {
 			got, err := form.restore(form.units)
 			if err != nil || got != in {
 				t.Fatalf("%s: identity round trip of %q: got %q, %v", name, in, got, err)

@@ -55,13 +55,7 @@ func hostile() map[string]struct {
 func TestHostileInput(t *testing.T) {
 	for name, tc := range hostile() {
 		d := protect.Parse(tc.in, tc.names)
-		for fname, form := range map[string]struct {
-			units   []string
-			restore func([]string) (string, error)
-		}{
-			"placeholders": {d.Placeholders(), d.RestorePlaceholders},
-			"html":         {d.HTML(), d.RestoreHTML},
-		} {
+		for fname, form := range forms(d) {
 			same, err := form.restore(form.units)
 			if err != nil || same != tc.in {
 				t.Errorf("%s, %s: the identity round trip changed the input (%v)", name, fname, err)

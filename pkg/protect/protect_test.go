@@ -179,13 +179,7 @@ func TestMessages(t *testing.T) {
 		if got := len(d.Units()); got != tc.units {
 			t.Errorf("Parse(%q): got %d units, want %d: %q", tc.in, got, tc.units, d.Placeholders())
 		}
-		for name, form := range map[string]struct {
-			units   []string
-			restore func([]string) (string, error)
-		}{
-			"placeholders": {d.Placeholders(), d.RestorePlaceholders},
-			"html":         {d.HTML(), d.RestoreHTML},
-		} {
+		for name, form := range forms(d) {
 			same, err := form.restore(form.units)
 			if err != nil || same != tc.in {
 				t.Errorf("%s: identity round trip of %q: got %q, %v", name, tc.in, same, err)

@@ -170,13 +170,7 @@ func TestNothingLeaks(t *testing.T) {
 	for _, in := range corpus() {
 		d := protect.Parse(in, workspace)
 		for tname, tr := range translators {
-			for fname, form := range map[string]struct {
-				units   []string
-				restore func([]string) (string, error)
-			}{
-				"placeholders": {d.Placeholders(), d.RestorePlaceholders},
-				"html":         {d.HTML(), d.RestoreHTML},
-			} {
+			for fname, form := range forms(d) {
 				translated := make([]string, len(form.units))
 				for i, u := range form.units {
 					translated[i] = tr(u)
