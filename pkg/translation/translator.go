@@ -24,6 +24,37 @@ type Translator interface {
 	Translate(ctx context.Context, text, source, target string) (Result, error)
 }
 
+// Form is how a translator receives a message's protected spans (package
+// protect): each translation unit is sent as text with its spans marked in
+// this form, and restored from the answer.
+type Form int
+
+const (
+	// Placeholders marks each span with an empty element <b id="pN"/>,
+	// which Apertium's HTML deformatter carries through in place. The text
+	// is HTML-escaped.
+	Placeholders Form = iota
+	// HTML marks each span <span translate="no" id="pN">…</span>, Amazon
+	// Translate's documented do-not-translate form (ContentType text/html).
+	// The text is HTML-escaped.
+	HTML
+)
+
+// Former is a Translator that names the Form it honours. A Translator that
+// is not a Former receives Placeholders.
+type Former interface {
+	Form() Form
+}
+
+// Detector guesses the language of a text locally, with no network call.
+type Detector interface {
+	// Detect returns the language of text (a BCP 47 tag, one of
+	// candidates when candidates is not empty) and whether it is confident
+	// of it. text is prose: protected spans (code, links, names) already
+	// removed. A text too short to judge returns false.
+	Detect(text string, candidates []string) (tag string, confident bool)
+}
+
 // Result is one translation.
 type Result struct {
 	Text string
