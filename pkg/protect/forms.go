@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -44,7 +45,7 @@ func (d *Document) forms(placeholder func(b *strings.Builder, id int, span strin
 		at := u.Start
 		for i, s := range u.Spans {
 			b.WriteString(html.EscapeString(d.src[at:s.Start]))
-			placeholder(&b, d.first[k]+i, d.src[s.Start:s.End])
+			placeholder(&b, i+1, d.spanText(s))
 			at = s.End
 		}
 		b.WriteString(html.EscapeString(d.src[at:u.End]))
@@ -65,6 +66,13 @@ func (d *Document) RestorePlaceholders(translated []string) (string, error) {
 // of its span, whatever the translator did inside it.
 func (d *Document) RestoreHTML(translated []string) (string, error) {
 	return d.restore(translated)
+}
+
+// RestoresUnit reports whether translated, the translation of unit k's
+// form, restores: every span of the unit comes back.
+func (d *Document) RestoresUnit(k int, translated string) bool {
+	_, err := d.restoreUnit(k, translated)
+	return err == nil
 }
 
 // tag finds an HTML tag of a translation. The text of the original is
@@ -112,7 +120,7 @@ func (d *Document) restore(translated []string) (string, error) {
 
 func (d *Document) restoreUnit(k int, t string) (string, error) {
 	u := d.units[k]
-	first := d.first[k]
+	const first = 1 // each unit numbers its spans p1, p2, ...
 	seen := make([]bool, len(u.Spans))
 	var kept []piece
 	var carry strings.Builder
@@ -131,7 +139,7 @@ func (d *Document) restoreUnit(k int, t string) (string, error) {
 			continue // a placeholder not of this unit
 		}
 		if tk.kind == openToken {
-			n = skipContent(toks, n, html.EscapeString(d.src[u.Spans[i].Start:u.Spans[i].End]))
+			n = skipContent(toks, n, html.EscapeString(d.spanText(u.Spans[i])))
 		}
 		if seen[i] {
 			continue // a duplicate
@@ -178,8 +186,7 @@ func (d *Document) restoreUnit(k int, t string) (string, error) {
 			}
 		}
 		if p.id != 0 {
-			s := u.Spans[p.id-first]
-			b.WriteString(d.src[s.Start:s.End])
+			b.WriteString(d.spanText(u.Spans[p.id-first]))
 		}
 	}
 	return b.String(), nil
@@ -271,6 +278,25 @@ func clean(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// spanText is what span s reads in every result: its bytes, with each
+// fixed glossary term in it rendered.
+func (d *Document) spanText(s Span) string {
+	i := sort.Search(len(d.fixed), func(i int) bool { return d.fixed[i].end > s.Start })
+	if i == len(d.fixed) || d.fixed[i].start >= s.End {
+		return d.src[s.Start:s.End]
+	}
+	var b strings.Builder
+	at := s.Start
+	for ; i < len(d.fixed) && d.fixed[i].start < s.End; i++ {
+		f := d.fixed[i]
+		b.WriteString(d.src[at:f.start])
+		b.WriteString(f.text)
+		at = f.end
+	}
+	b.WriteString(d.src[at:s.End])
+	return b.String()
 }
 
 // spaceBefore and spaceAfter are the whitespace around span i of unit u in

@@ -2,6 +2,7 @@ package protect
 
 import (
 	"sort"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
@@ -23,13 +24,22 @@ type Names struct {
 	Bots     []string
 	Channels []string
 	Keep     []string
+	// Fixed maps a glossary term to its rendering in the document's target
+	// language: the term is protected like a name, and every result has
+	// the rendering where the original has the term.
+	Fixed map[string]string
 }
 
 // all returns every non-blank name once.
 func (n Names) all() []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, list := range [][]string{n.Members, n.Guests, n.Bots, n.Channels, n.Keep} {
+	fixed := make([]string, 0, len(n.Fixed))
+	for t := range n.Fixed {
+		fixed = append(fixed, t)
+	}
+	sort.Strings(fixed)
+	for _, list := range [][]string{n.Members, n.Guests, n.Bots, n.Channels, n.Keep, fixed} {
 		for _, s := range list {
 			if seen[s] || isBlank(s) {
 				continue
@@ -46,9 +56,9 @@ type Span struct {
 	Start, End int
 }
 
-// Unit is one translation unit: a line of a paragraph, a heading, a list
-// item's line, a quote's line or a table cell, [Start, End) in the original,
-// with the protected spans inside it in order. The bytes of a unit outside
+// Unit is one translation unit: a sentence of a line of a paragraph, a
+// heading, a list item's line, a quote's line or a table cell, [Start, End)
+// in the original, with the protected spans inside it in order. The bytes of a unit outside
 // its spans are the text a translator receives.
 type Unit struct {
 	Start, End int
@@ -60,9 +70,15 @@ type Unit struct {
 type Document struct {
 	src   string
 	units []Unit
-	// first is the placeholder number of each unit's first span: the spans
-	// of a document are numbered 1, 2, ... across its units.
-	first []int
+	// fixed are the occurrences of glossary terms with a fixed rendering,
+	// in order: a span's result has each one's rendering in its place.
+	fixed []replacement
+}
+
+// replacement is [start, end) of the source rendered as text.
+type replacement struct {
+	start, end int
+	text       string
 }
 
 // byte classes of the source.
@@ -119,25 +135,70 @@ func Parse(content string, names Names) *Document {
 	})
 
 	sort.Slice(lines, func(i, j int) bool { return lines[i].Start < lines[j].Start })
-	protectInline(content, class, names.all())
-
 	d := &Document{src: content}
-	next := 1
+	d.fixed = protectInline(content, class, names.all(), names.Fixed)
+
 	end := 0
 	for _, s := range lines {
 		if s.Start < end {
 			continue // a line seen twice (nested leaf blocks do not occur, but stay safe)
 		}
-		u, ok := makeUnit(content, class, s.Start, s.Stop)
-		if !ok {
-			continue // nothing but protected bytes and punctuation: structure
+		end = s.Stop
+		for _, sn := range sentences(content, class, s.Start, s.Stop) {
+			u, ok := makeUnit(content, class, sn[0], sn[1])
+			if !ok {
+				continue // nothing but protected bytes and punctuation: structure
+			}
+			d.units = append(d.units, u)
 		}
-		end = u.End
-		d.units = append(d.units, u)
-		d.first = append(d.first, next)
-		next += len(u.Spans)
 	}
 	return d
+}
+
+// sentences cuts the line [start, end) at its sentence ends: one or more
+// of . ! ? … in prose (closing quotes and brackets after them included),
+// then white space, then an upper-case letter, a digit or a protected
+// byte. The white space between two sentences is structure: a translator
+// sees each sentence alone. A full stop inside a protected span (v1.2, a
+// path, a URL) is no sentence end.
+func sentences(src string, class []uint8, start, end int) [][2]int {
+	var out [][2]int
+	from := start
+	for i := start; i < end; {
+		r, w := utf8.DecodeRuneInString(src[i:])
+		if class[i] != prose || !strings.ContainsRune(".!?…", r) {
+			i += w
+			continue
+		}
+		j := i + w
+		for j < end && class[j] == prose {
+			r, w := utf8.DecodeRuneInString(src[j:])
+			if !strings.ContainsRune(".!?…\"'”’»)]", r) {
+				break
+			}
+			j += w
+		}
+		k := j
+		for k < end {
+			r, w := utf8.DecodeRuneInString(src[k:])
+			if !unicode.IsSpace(r) {
+				break
+			}
+			k += w
+		}
+		if k == j || k >= end {
+			i = j
+			continue
+		}
+		next, _ := utf8.DecodeRuneInString(src[k:])
+		if class[k] == prose && !unicode.IsUpper(next) && !unicode.IsDigit(next) && !strings.ContainsRune("¿¡\"“«(", next) {
+			i = k
+			continue
+		}
+		out = append(out, [2]int{from, j})
+		from, i = k, k
+	}
+	return append(out, [2]int{from, end})
 }
 
 // makeUnit makes the unit of the line [start, end): its spans are its

@@ -29,9 +29,22 @@ var patterns = []*regexp.Regexp{
 const alwaysMarkup = "*#@|\\`_~<>"
 
 // protectInline marks, inside every run of prose, what must not be
-// translated.
-func protectInline(src string, class []uint8, names []string) {
+// translated, and returns the occurrences of fixed terms, in order.
+func protectInline(src string, class []uint8, names []string, fixed map[string]string) []replacement {
 	m := newNameMatcher(names)
+	var repl []replacement
+	if len(fixed) > 0 {
+		end := 0
+		m.found = func(s, e int, name string) {
+			if s < end {
+				return // inside an earlier, longer name: that one is what it is
+			}
+			end = e
+			if text, ok := fixed[name]; ok {
+				repl = append(repl, replacement{start: s, end: e, text: text})
+			}
+		}
+	}
 	for i := 0; i < len(src); {
 		if class[i] != prose {
 			i++
@@ -41,9 +54,11 @@ func protectInline(src string, class []uint8, names []string) {
 		for j < len(src) && class[j] == prose {
 			j++
 		}
+		m.offset = i
 		protectRun(src[i:j], class[i:j], m)
 		i = j
 	}
+	return repl
 }
 
 // protectRun marks the protected bytes of one run of prose, run, whose
@@ -192,6 +207,10 @@ func unsafeRune(r rune) bool {
 // too).
 type nameMatcher struct {
 	byFirst [256][]string // names by their first byte, longest first
+	// found, when set, is told of each match, at offset plus its position
+	// in the run.
+	found  func(s, e int, name string)
+	offset int
 }
 
 func newNameMatcher(names []string) *nameMatcher {
@@ -221,6 +240,9 @@ func (m *nameMatcher) mark(run string, mark func(s, e int)) {
 				continue
 			}
 			mark(i, i+len(n))
+			if m.found != nil {
+				m.found(m.offset+i, m.offset+i+len(n), n)
+			}
 			break
 		}
 		prev = r

@@ -35,10 +35,8 @@ func Shorthand() []string { return append([]string(nil), shorthand...) }
 // a word outside its protected spans that is not chat shorthand.
 func (d *Document) Translatable() bool {
 	for _, t := range d.texts() {
-		for _, w := range strings.FieldsFunc(t, func(r rune) bool { return !unicode.IsLetter(r) }) {
-			if !shorthandSet[strings.ToLower(w)] {
-				return true
-			}
+		if hasWord(t) {
+			return true
 		}
 	}
 	return false
@@ -66,4 +64,34 @@ func (d *Document) texts() []string {
 		out = append(out, d.src[at:u.End])
 	}
 	return out
+}
+
+// UnitText is the text of unit k outside its protected spans, each span a
+// space: what a language detector may judge.
+func (d *Document) UnitText(k int) string {
+	u := d.units[k]
+	var b strings.Builder
+	at := u.Start
+	for _, s := range u.Spans {
+		b.WriteString(d.src[at:s.Start])
+		b.WriteByte(' ')
+		at = s.End
+	}
+	b.WriteString(d.src[at:u.End])
+	return b.String()
+}
+
+// UnitTranslatable reports whether unit k has a word outside its spans
+// that is not chat shorthand.
+func (d *Document) UnitTranslatable(k int) bool {
+	return hasWord(d.UnitText(k))
+}
+
+func hasWord(t string) bool {
+	for _, w := range strings.FieldsFunc(t, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if !shorthandSet[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
 }
