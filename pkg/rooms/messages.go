@@ -130,10 +130,11 @@ func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, 
 // closest one stored. The reader sees the original when m's source
 // language serves them better than any of those, when none serves them, or
 // when the chosen translation is not in translations. A message posted with
-// skip_translation is always the original.
+// skip_translation is always the original, and so is a translation that
+// is the original (translated is true only when the text shown differs).
 func ViewOf(m chat.Message, translations map[string]string, tag string) chat.MessageView {
 	if lang, ok := pick(m, tag); ok {
-		if text, ok := translations[lang]; ok {
+		if text, ok := translations[lang]; ok && text != m.Content {
 			return chat.MessageView{Message: m, Content: text, Language: lang, Translated: true}
 		}
 	}

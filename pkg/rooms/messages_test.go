@@ -85,6 +85,10 @@ func TestViewOfFallsBackToTheOriginal(t *testing.T) {
 		"translation not recorded":     {unrecorded, trs},
 		"recorded translation missing": {m, map[string]string{"fr": "salut"}},
 		"no translations read":         {m, nil},
+		// A stored "translation" that is the original (a translation made
+		// by an older version, or a too-long answer stored as the original)
+		// is not shown as translated.
+		"translation is the original": {m, map[string]string{"es": "hello"}},
 	} {
 		if v := rooms.ViewOf(tc.m, tc.trs, "es-ES"); v.Translated || v.Content != "hello" || v.Language != "en" {
 			t.Errorf("%s: shown as %+v, want the original", name, v)

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/messages"
@@ -29,18 +28,30 @@ type BudgetStore interface {
 	SpendTranslationChars(ctx context.Context, workspaceID string, day time.Time, chars, limit int64) (bool, error)
 }
 
+// OnceSpender is a BudgetStore that charges each message revision once.
+type OnceSpender interface {
+	// SpendTranslationCharsOnce is SpendTranslationChars, recorded under
+	// charge (a message id and revision) in the same atomic write: when
+	// charge was already recorded, it spends nothing and reports true.
+	SpendTranslationCharsOnce(ctx context.Context, workspaceID string, day time.Time, chars, limit int64, charge string) (bool, error)
+}
+
 // Budget is the cost guard: before the translator is called, it charges
 // the characters about to be sent against the workspace's budget for the
 // current UTC day, which resets at 00:00 UTC. Past the budget, messages are
 // delivered untranslated until the reset.
 //
 // The unit is the character (Unicode code point, as Amazon Translate counts
-// them) sent to the translator: a message's content length times the number
-// of target languages it is translated into in that delivery. A redelivery
-// charges only the targets still missing; characters of a call that then
-// fails stay spent, so the count may exceed what was billed, never fall
-// short of it. A message is charged all its targets or none: readers of one
-// message never get a translation in one language and not another.
+// them) actually sent to the translator: each unit of the message not in
+// the translation memory, in the form it is sent (text and placeholders),
+// once per target. A message is charged all its targets or none: readers of
+// one message never get a translation in one language and not another.
+//
+// A store that is a OnceSpender charges each message revision once: a
+// redelivery of a revision already charged (a failed language retried, a
+// batch retried) is not charged again. Otherwise a redelivery charges what
+// it sends again, so the count may exceed what was billed, never fall short
+// of it.
 type Budget struct {
 	Store BudgetStore
 	// CacheTTL is how long a workspace's budget is reused;
@@ -62,8 +73,8 @@ type cachedLimit struct {
 	until time.Time
 }
 
-// Charge spends the budget of translating job's content into targets
-// languages at now. It reports whether the translator may be called; false
+// Charge spends chars, the characters about to be sent to the translator
+// for job's message, at now. It reports whether the translator may be called; false
 // with a nil error means the workspace's budget for the day is spent (or
 // too small for this message) and the message stays untranslated. Nothing
 // is charged, and no call is made, when there is nothing to translate. A
@@ -72,11 +83,10 @@ type cachedLimit struct {
 // Calls: one SpendTranslationChars, plus one TranslationBudget per
 // workspace every CacheTTL. Errors: the store's, wrapped; the message should
 // be processed again later.
-func (b *Budget) Charge(ctx context.Context, job messages.Job, targets int, now time.Time) (bool, error) {
-	if b == nil || targets <= 0 || job.Content == "" {
+func (b *Budget) Charge(ctx context.Context, job messages.Job, chars int64, now time.Time) (bool, error) {
+	if b == nil || chars <= 0 {
 		return true, nil
 	}
-	chars := int64(utf8.RuneCountInString(job.Content)) * int64(targets)
 	if !chat.ValidID(job.WorkspaceID) {
 		// Every accepted message has its workspace: a job without one
 		// cannot be charged to anyone, so it is not translated.
@@ -88,7 +98,13 @@ func (b *Budget) Charge(ctx context.Context, job messages.Job, targets int, now 
 	if err != nil {
 		return false, fmt.Errorf("translation: budget of workspace %s: %w", job.WorkspaceID, err)
 	}
-	ok, err := b.Store.SpendTranslationChars(ctx, job.WorkspaceID, now.UTC(), chars, limit)
+	var ok bool
+	if once, isOnce := b.Store.(OnceSpender); isOnce {
+		ok, err = once.SpendTranslationCharsOnce(ctx, job.WorkspaceID, now.UTC(), chars, limit,
+			fmt.Sprintf("%s#%d", job.MessageID, job.Rev()))
+	} else {
+		ok, err = b.Store.SpendTranslationChars(ctx, job.WorkspaceID, now.UTC(), chars, limit)
+	}
 	if err != nil {
 		return false, fmt.Errorf("translation: spend %d characters of workspace %s: %w", chars, job.WorkspaceID, err)
 	}
@@ -133,16 +149,4 @@ func (b *Budget) log() *slog.Logger {
 		return b.Log
 	}
 	return slog.Default()
-}
-
-// charge charges the budget for one more target of r's message (the
-// source language, when detection contradicted the job). A store error
-// fails that target, so that the message is processed again for it.
-func (r *round) charge(ctx context.Context, target string) bool {
-	ok, err := r.svc.Budget.Charge(ctx, r.job, 1, r.svc.now())
-	if err != nil {
-		r.failed.Languages = append(r.failed.Languages, target)
-		r.failed.Errs = append(r.failed.Errs, err)
-	}
-	return ok
 }

@@ -171,24 +171,38 @@ func TestBudgetResetsAtMidnightUTC(t *testing.T) {
 	}
 }
 
-// TestBudgetCountsCharactersNotBytes charges code points times targets,
-// for the worst content: 40,000 characters of emoji, U+FFFF, U+2028, '<'.
+// TestBudgetCountsCharactersNotBytes charges the code points sent, per
+// target: 39,999 characters of two-byte letters into es and fr spend
+// 79,998, exactly the budget. The worst content (40,000 characters of
+// emoji, U+FFFF, U+2028, '<') is all protected: it spends nothing and
+// calls no translator.
 func TestBudgetCountsCharactersNotBytes(t *testing.T) {
-	content := strings.Repeat("😀\uffff\u2028<", 10_000)
+	content := strings.Repeat("añil ", 7_999) + "añil"
 	// The job carries ids; the content comes from the stored message.
 	store := &memStore{readers: readersIn(4, "en", "es", "fr"), content: content}
 	tr := translatorOf("en", "es", "fr")
-	budgets := &fakeBudgets{limit: limitOf(80_000)}
+	budgets := &fakeBudgets{limit: limitOf(79_998)}
 	var exceeded []int64
 	svc := budgeted(store, tr, budgets, &clock{t: time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)}, &exceeded)
 	if err := svc.Process(context.Background(), jobIn("en")); err != nil {
 		t.Fatalf("Process: %v", err)
 	}
-	if !reflect.DeepEqual(budgets.spends, []int64{80_000}) {
-		t.Fatalf("spends %v, want one of 80000 (40,000 characters × 2 targets; %d bytes)", budgets.spends, len(content))
+	if !reflect.DeepEqual(budgets.spends, []int64{79_998}) {
+		t.Fatalf("spends %v, want one of 79998 (39,999 characters × 2 targets; %d bytes)", budgets.spends, len(content))
 	}
 	if got := store.languages(messageID); len(got) != 2 {
-		t.Fatalf("stored %v, want es and fr (80,000 is exactly the budget)", got)
+		t.Fatalf("stored %v, want es and fr (79,998 is exactly the budget)", got)
+	}
+
+	worst := &memStore{readers: readersIn(4, "en", "es", "fr"), content: strings.Repeat("😀\uffff\u2028<", 10_000)}
+	budgets = &fakeBudgets{limit: limitOf(1)}
+	tr = translatorOf("en", "es", "fr")
+	if err := budgeted(worst, tr, budgets, &clock{t: time.Now()}, &exceeded).Process(context.Background(), jobIn("en")); err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	if budgets.spendCalls+budgets.limitCalls+tr.count() != 0 || !worst.finished || len(exceeded) != 0 {
+		t.Fatalf("protected content: %d spends, %d limit reads, %d translator calls, finished %v, exceeded %v; want none and finished",
+			budgets.spendCalls, budgets.limitCalls, tr.count(), worst.finished, exceeded)
 	}
 }
 
@@ -253,30 +267,23 @@ func TestBudgetStoreErrorFailsTheMessage(t *testing.T) {
 	}
 }
 
-// TestBudgetChargesADetectionRetry: when detection contradicts the job's
-// language, the extra translation for its readers is charged too, and
-// left out when it does not fit.
-func TestBudgetChargesADetectionRetry(t *testing.T) {
-	for _, tc := range []struct {
-		limit      int64
-		wantStored []string
-	}{
-		{33, []string{"en", "fr"}}, // fr, es (the original), then en: 11 each
-		{32, []string{"fr"}},
-	} {
-		store := &memStore{readers: readersIn(6, "en", "es", "fr")}
-		tr := translatorOf("en", "es", "fr")
-		tr.translate = func(_ context.Context, text, _, target string) (translation.Result, error) {
-			return translation.Result{Text: target + ":" + text, SourceLanguage: "es"}, nil
-		}
-		budgets := &fakeBudgets{limit: limitOf(tc.limit)}
-		var exceeded []int64
-		svc := budgeted(store, tr, budgets, &clock{t: time.Now()}, &exceeded)
-		if err := svc.Process(context.Background(), jobIn("en")); err != nil {
-			t.Fatalf("limit %d: Process: %v", tc.limit, err)
-		}
-		if got := store.languages(messageID); !reflect.DeepEqual(got, tc.wantStored) {
-			t.Fatalf("limit %d: stored %v, want %v", tc.limit, got, tc.wantStored)
-		}
+// TestBudgetChargesOnlyWhatIsSent: units already in a reader's language
+// and units the memory remembers are not sent, and not charged.
+func TestBudgetChargesOnlyWhatIsSent(t *testing.T) {
+	// Two sentences: an English one (16 characters sent per target) and
+	// a Spanish one, which the es readers read as written.
+	content := "The build is red. El despliegue terminó bien."
+	store := &memStore{readers: readersIn(6, "en", "es", "fr"), content: content}
+	tr := translatorOf("en", "es", "fr")
+	budgets := &fakeBudgets{limit: limitOf(1_000)}
+	var exceeded []int64
+	svc := budgeted(store, tr, budgets, &clock{t: time.Now()}, &exceeded)
+	svc.Detector = wordDetector{}
+	if err := svc.Process(context.Background(), jobIn("en")); err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	// es: "The build is red." (17); fr: both (17 + 28); en: "El despliegue terminó bien." (27).
+	if want := []int64{17 + 17 + 27 + 27}; !reflect.DeepEqual(budgets.spends, want) {
+		t.Fatalf("spends %v, want %v", budgets.spends, want)
 	}
 }

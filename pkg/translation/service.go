@@ -2,17 +2,12 @@ package translation
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
 	"strings"
-	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/messages"
 )
 
 // DefaultConcurrency bounds the translator calls that one message has in
@@ -61,6 +56,9 @@ type Stored struct {
 	// Revision is the stored content's revision (1 for a message never
 	// edited); a job of an earlier revision has nothing left to do.
 	Revision int
+	// AuthorName is the display name of the message's author, never
+	// translated in it.
+	AuthorName string
 }
 
 // RevisionSaver is a Store that conditions a save on the message's
@@ -100,6 +98,16 @@ type Service struct {
 	// Budget, when set, is charged before the translator is called
 	// (budget.go); past it, messages stay untranslated.
 	Budget *Budget
+	// Detector, when set, finds the language of each message and of each
+	// of its sentences long enough to judge (plan.go); else every message
+	// is in its job's SourceLanguage.
+	Detector Detector
+	// Lexicon, when set, gives each workspace's names and glossary, which
+	// are never sent to a translator.
+	Lexicon Lexicon
+	// Memory, when set, remembers each translated unit per workspace and
+	// language pair, so that a unit already translated is not sent again.
+	Memory Memory
 }
 
 // Observer is told of every translator call: its target, the characters
@@ -129,221 +137,6 @@ func (e *FailedError) Error() string {
 
 // Unwrap returns the causes, so that errors.Is and errors.As see each one.
 func (e *FailedError) Unwrap() []error { return e.Errs }
-
-// Process translates job's message into every target language its channel's
-// readers need that is not stored yet, and stores the translations. The job
-// carries ids; the message's content comes with the one read that says
-// what is already translated, and only when some target needs it.
-//
-// A message is finished when no translation failed: its untranslated marker
-// is then cleared in the write that records its languages, so the sweep
-// never queues it again. A message that needs no translation costs that
-// one write and no read.
-//
-// No translator is called for a skip_translation message, for a channel
-// whose readers all read the source language or a language the translator
-// lacks, or for targets already stored (a redelivered job). The readers are
-// not read when the translator supports nothing from the source.
-//
-// For a translator that detects, a target equal to the detected language is
-// left untranslated (its readers read the original); and when detection
-// contradicts the job's source language, the readers of that language get a
-// translation too.
-//
-// Errors: a *FailedError when some translations failed (the others are
-// stored first); the store's or translator's error, wrapped, when nothing
-// could be done.
-func (s *Service) Process(ctx context.Context, job messages.Job) error {
-	if job.SkipTranslation {
-		// Its writer marked nothing: there is nothing to finish.
-		return nil
-	}
-	langs, err := s.Translator.Targets(ctx, job.SourceLanguage)
-	if err != nil {
-		return fmt.Errorf("translation: targets from %q for message %s: %w", job.SourceLanguage, job.MessageID, err)
-	}
-	if langs.Len() == 0 {
-		return s.finish(ctx, job)
-	}
-	readers, err := s.Store.Readers(ctx, job.ChannelID, s.now())
-	if err != nil {
-		return fmt.Errorf("translation: readers of channel %s: %w", job.ChannelID, err)
-	}
-	wanted := readerTargets(langs, readers)
-	source, _ := langs.Target(job.SourceLanguage)
-	sourceWanted := source != "" && wanted[source]
-	delete(wanted, source)
-	if len(wanted) == 0 {
-		return s.finish(ctx, job)
-	}
-	stored, err := s.Store.Message(ctx, job.ChannelID, job.MessageID)
-	if chat.IsCode(err, chat.ENotFound) {
-		// The message is gone: translating it would spend calls on
-		// translations nobody can read.
-		s.log().InfoContext(ctx, "translation: message no longer exists; nothing to do", "message_id", job.MessageID)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("translation: stored message %s: %w", job.MessageID, err)
-	}
-	if stored.Revision > job.Rev() {
-		// An edit replaced this content: its own job translates the new one.
-		s.log().InfoContext(ctx, "translation: job of an earlier revision; nothing to do", "message_id", job.MessageID,
-			"job_revision", job.Rev(), "revision", stored.Revision)
-		return nil
-	}
-	job.Content = stored.Content
-	done := stored.Done
-	todo := make([]string, 0, len(wanted))
-	for t := range wanted {
-		if !done[t] {
-			todo = append(todo, t)
-		}
-	}
-	sort.Strings(todo)
-	if job.Content == "" {
-		todo = nil
-	}
-	ok, err := s.Budget.Charge(ctx, job, len(todo), s.now())
-	if err != nil {
-		return err
-	}
-	if !ok {
-		// The budget is spent: the message is delivered untranslated and
-		// is finished, so the sweep does not queue it again.
-		return s.finish(ctx, job)
-	}
-
-	r := round{svc: s, job: job, langs: langs, source: source}
-	r.run(ctx, todo)
-	// Detection said the job's source language was wrong: its readers need a
-	// translation as well. One more call, only in that case.
-	if r.hintWrong && sourceWanted && !done[source] && r.charge(ctx, source) {
-		r.run(ctx, []string{source})
-	}
-	finished := len(r.failed.Languages) == 0
-	if len(r.saves) > 0 || finished && stored.Marked {
-		if err := s.save(ctx, job, r.saves, finished); err != nil {
-			return fmt.Errorf("translation: save %d translation(s) of message %s: %w", len(r.saves), job.MessageID, err)
-		}
-	}
-	if !finished {
-		r.failed.MessageID = job.MessageID
-		return &r.failed
-	}
-	return nil
-}
-
-// finish clears the marker of a message that needs no translation, without
-// reading it: one write, which is a no-op for a message without a marker.
-func (s *Service) finish(ctx context.Context, job messages.Job) error {
-	if err := s.save(ctx, job, nil, true); err != nil {
-		return fmt.Errorf("translation: finish message %s: %w", job.MessageID, err)
-	}
-	return nil
-}
-
-// save stores ts of job's revision: through RevisionSaver when the store
-// is one, so that nothing lands on a newer revision.
-func (s *Service) save(ctx context.Context, job messages.Job, ts []chat.Translation, finished bool) error {
-	for i := range ts {
-		ts[i].Revision = job.Rev()
-	}
-	if rs, ok := s.Store.(RevisionSaver); ok {
-		return rs.SaveRevision(ctx, job.ChannelID, job.MessageID, job.Rev(), ts, finished)
-	}
-	return s.Store.SaveTranslations(ctx, job.ChannelID, job.MessageID, ts, finished)
-}
-
-// readerTargets returns the distinct targets that serve readers. Each
-// distinct language tag is matched once, however many readers share it.
-func readerTargets(langs *Languages, readers []Reader) map[string]bool {
-	seen := make(map[string]bool)
-	wanted := make(map[string]bool)
-	for _, rd := range readers {
-		if seen[rd.Language] {
-			continue
-		}
-		seen[rd.Language] = true
-		if t, ok := langs.Target(rd.Language); ok {
-			wanted[t] = true
-		}
-	}
-	return wanted
-}
-
-// round collects the outcome of translating one message.
-type round struct {
-	svc       *Service
-	job       messages.Job
-	langs     *Languages
-	source    string
-	saves     []chat.Translation
-	failed    FailedError
-	hintWrong bool
-}
-
-type outcome struct {
-	target string
-	res    Result
-	err    error
-}
-
-// run translates the message into targets, at most Concurrency at a time,
-// and sorts each outcome into saves, failures or skips.
-func (r *round) run(ctx context.Context, targets []string) {
-	outs := make([]outcome, len(targets))
-	sem := make(chan struct{}, r.svc.concurrency())
-	var wg sync.WaitGroup
-	for i, t := range targets {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			start := time.Now()
-			res, err := r.svc.Translator.Translate(ctx, r.job.Content, r.job.SourceLanguage, t)
-			if o := r.svc.Observer; o != nil {
-				o.Translated(ctx, t, utf8.RuneCountInString(r.job.Content), time.Since(start), err)
-			}
-			outs[i] = outcome{target: t, res: res, err: err}
-		})
-	}
-	wg.Wait()
-
-	now := r.svc.now()
-	for _, o := range outs {
-		switch {
-		case errors.Is(o.err, ErrUnsupported):
-			r.svc.log().InfoContext(ctx, "translation: target left untranslated", "message_id", r.job.MessageID,
-				"target", o.target, "reason", o.err.Error())
-		case o.err != nil:
-			r.failed.Languages = append(r.failed.Languages, o.target)
-			r.failed.Errs = append(r.failed.Errs, o.err)
-		default:
-			src := r.job.SourceLanguage
-			if d := o.res.SourceLanguage; d != "" {
-				src = d
-				dt, ok := r.langs.Target(d)
-				if ok && dt == o.target {
-					// Already in the readers' language: they read the original.
-					continue
-				}
-				if r.source != "" && dt != r.source {
-					r.hintWrong = true
-				}
-			}
-			tr := chat.Translation{
-				MessageID: r.job.MessageID, Language: o.target, Content: o.res.Text,
-				SourceLanguage: src, CreatedAt: now,
-			}
-			if len(tr.Content) > MaxTranslationBytes {
-				r.svc.log().WarnContext(ctx, "translation: answer too long to store; storing the original text",
-					"message_id", r.job.MessageID, "target", o.target, "bytes", len(tr.Content), "max_bytes", MaxTranslationBytes)
-				tr.Content, tr.SourceLanguage, tr.Untranslated = r.job.Content, r.job.SourceLanguage, UntranslatedTooLong
-			}
-			r.saves = append(r.saves, tr)
-		}
-	}
-}
 
 func (s *Service) concurrency() int {
 	if s.Concurrency > 0 {

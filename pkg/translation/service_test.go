@@ -345,7 +345,7 @@ func TestProcessUnsupportedTargetIsSkippedNotFailed(t *testing.T) {
 		if target == "de" {
 			return translation.Result{}, fmt.Errorf("pair en-de: %w", translation.ErrUnsupported)
 		}
-		return translation.Result{Text: text}, nil
+		return translation.Result{Text: "[" + target + "] " + text}, nil
 	}
 	svc := &translation.Service{Store: store, Translator: tr}
 	if err := svc.Process(context.Background(), jobIn("en")); err != nil {
@@ -356,43 +356,53 @@ func TestProcessUnsupportedTargetIsSkippedNotFailed(t *testing.T) {
 	}
 }
 
-func TestProcessDetectingTranslator(t *testing.T) {
-	detectAs := func(detected string) *fakeTranslator {
-		tr := translatorOf("en", "es", "es-MX", "fr")
-		tr.translate = func(_ context.Context, text, _, target string) (translation.Result, error) {
-			return translation.Result{Text: target + ":" + text, SourceLanguage: detected}, nil
-		}
-		return tr
+// TestProcessDetectedLanguage: the job says en, the detector finds
+// Spanish: the es readers (es-ES and es-MX alike) read the original, the
+// en and fr readers get a translation from es.
+func TestProcessDetectedLanguage(t *testing.T) {
+	store := &memStore{readers: readersIn(8, "en", "es-ES", "es-MX", "fr"), content: "El despliegue terminó bien"}
+	tr := translatorOf("en", "es", "es-MX", "fr")
+	var mu sync.Mutex
+	sources := map[string]string{}
+	tr.translate = func(_ context.Context, text, source, target string) (translation.Result, error) {
+		mu.Lock()
+		sources[target] = source
+		mu.Unlock()
+		return translation.Result{Text: target + ":" + text}, nil
 	}
-	for _, tc := range []struct {
-		name       string
-		detected   string
-		wantCalled []string
-		wantStored []string
-	}{
-		// The job says en; it is: no call into en, everything else stored.
-		{"hint right", "en", []string{"es", "es-MX", "fr"}, []string{"es", "es-MX", "fr"}},
-		// The job says en but the text is Spanish: the es readers read the
-		// original; the en readers get a translation after all.
-		{"hint wrong", "es", []string{"en", "es", "es-MX", "fr"}, []string{"en", "es-MX", "fr"}},
+	svc := &translation.Service{Store: store, Translator: tr, Detector: wordDetector{}}
+	if err := svc.Process(context.Background(), jobIn("en")); err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	if got, want := tr.called(), []string{"en", "fr"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("translated into %v, want %v", got, want)
+	}
+	if !reflect.DeepEqual(sources, map[string]string{"en": "es", "fr": "es"}) {
+		t.Fatalf("sources sent %v, want es for both", sources)
+	}
+	if tr := store.saved[messageID+"/fr"]; tr.SourceLanguage != "es" {
+		t.Fatalf("fr translation: source %q, want the detected es", tr.SourceLanguage)
+	}
+}
+
+// TestProcessSentenceInTheReadersLanguage: a Spanish sentence inside an
+// English message is left as it is for Spanish readers, and translated
+// for the others; the English one is left as it is for English readers.
+func TestProcessSentenceInTheReadersLanguage(t *testing.T) {
+	store := &memStore{readers: readersIn(6, "en", "es", "fr"), content: "The build is red. El despliegue terminó bien."}
+	tr := translatorOf("en", "es", "fr")
+	svc := &translation.Service{Store: store, Translator: tr, Detector: wordDetector{}}
+	if err := svc.Process(context.Background(), jobIn("en")); err != nil {
+		t.Fatalf("Process: %v", err)
+	}
+	for lang, want := range map[string]string{
+		"es": "[es] The build is red. El despliegue terminó bien.",
+		"en": "The build is red. [en] El despliegue terminó bien.",
+		"fr": "[fr] The build is red. [fr] El despliegue terminó bien.",
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			store := &memStore{readers: readersIn(8, "en", "es-ES", "es-MX", "fr")}
-			tr := detectAs(tc.detected)
-			svc := &translation.Service{Store: store, Translator: tr}
-			if err := svc.Process(context.Background(), jobIn("en")); err != nil {
-				t.Fatalf("Process: %v", err)
-			}
-			if got := tr.called(); !reflect.DeepEqual(got, tc.wantCalled) {
-				t.Fatalf("translated into %v, want %v", got, tc.wantCalled)
-			}
-			if got := store.languages(messageID); !reflect.DeepEqual(got, tc.wantStored) {
-				t.Fatalf("stored %v, want %v", got, tc.wantStored)
-			}
-			if tr := store.saved[messageID+"/fr"]; tr.SourceLanguage != tc.detected {
-				t.Fatalf("fr translation: source %q, want the detected %q", tr.SourceLanguage, tc.detected)
-			}
-		})
+		if got := store.saved[messageID+"/"+lang].Content; got != want {
+			t.Errorf("%s: %q, want %q", lang, got, want)
+		}
 	}
 }
 
@@ -599,31 +609,33 @@ func TestProcessFinishesTheMessage(t *testing.T) {
 
 // TestProcessTranslatesTheStoredContent: the job carries no content; the
 // translator gets the message's, read with what is already translated.
+// The worst content is all protected: no call, nothing stored, finished.
 func TestProcessTranslatesTheStoredContent(t *testing.T) {
-	for name, content := range map[string]string{
-		"40,000 '<'":    strings.Repeat("<", 40000),
-		"40,000 U+2028": strings.Repeat("\u2028", 40000),
-		"40,000 emoji":  strings.Repeat("😀", 40000),
-		"40,000 U+FFFF": strings.Repeat("\uffff", 40000),
+	for name, tc := range map[string]struct{ content, sent string }{
+		"words":         {"Hello <b> & world", `Hello <b id="p1"/> &amp; world`},
+		"40,000 '<'":    {strings.Repeat("<", 40000), ""},
+		"40,000 U+2028": {strings.Repeat("\u2028", 40000), ""},
+		"40,000 emoji":  {strings.Repeat("😀", 40000), ""},
+		"40,000 U+FFFF": {strings.Repeat("\uffff", 40000), ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			store := &memStore{readers: readersIn(2, "es"), content: content}
+			store := &memStore{readers: readersIn(2, "es"), content: tc.content}
 			var got string
 			tr := translatorOf("en", "es")
 			tr.translate = func(_ context.Context, text, _, _ string) (translation.Result, error) {
 				got = text
-				return translation.Result{Text: text}, nil
+				return translation.Result{Text: "es " + text}, nil
 			}
 			job := jobIn("en")
 			job.Content = ""
 			if err := (&translation.Service{Store: store, Translator: tr}).Process(context.Background(), job); err != nil {
 				t.Fatalf("Process: %v", err)
 			}
-			if got != content {
-				t.Fatalf("translator got %d bytes, want the stored %d", len(got), len(content))
+			if got != tc.sent {
+				t.Fatalf("translator got %q, want %q", got, tc.sent)
 			}
-			if saved := store.saved[messageID+"/es"]; saved.Content != content || saved.Untranslated != "" {
-				t.Fatalf("stored %d bytes flagged %q, want the translation as is", len(saved.Content), saved.Untranslated)
+			if tc.sent == "" && (len(store.languages(messageID)) != 0 || !store.finished) {
+				t.Fatalf("stored %v, finished %v; want nothing stored, finished", store.languages(messageID), store.finished)
 			}
 		})
 	}
@@ -634,7 +646,7 @@ func TestProcessTranslatesTheStoredContent(t *testing.T) {
 // recorded, so that the readers read the original and a redelivery does
 // not ask again.
 func TestProcessOversizedTranslation(t *testing.T) {
-	original := strings.Repeat("<", 40000)
+	original := strings.Repeat("word ", 7999) + "word"
 	for _, tc := range []struct {
 		name    string
 		answer  string
@@ -665,4 +677,23 @@ func TestProcessOversizedTranslation(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wordDetector is a Detector that knows a few Spanish words: a text with
+// one is Spanish, else English; it is confident of texts of three words
+// or more.
+type wordDetector struct{}
+
+func (wordDetector) Detect(text string, _ []string) (string, bool) {
+	words := strings.Fields(strings.ToLower(text))
+	if len(words) < 3 {
+		return "", false
+	}
+	for _, w := range words {
+		switch strings.Trim(w, ".,!?¿¡") {
+		case "el", "despliegue", "terminó", "bien", "la", "casa":
+			return "es", true
+		}
+	}
+	return "en", true
 }
