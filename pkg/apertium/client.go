@@ -88,6 +88,10 @@ func (c *Client) Targets(ctx context.Context, source string) (*translation.Langu
 	return ps.targets[src], nil
 }
 
+// Form implements translation.Former: Apertium's HTML deformatter keeps
+// empty elements in place, so protected spans travel as placeholders.
+func (c *Client) Form() translation.Form { return translation.Placeholders }
+
 // Translate implements translation.Translator with GET (or, for long text,
 // POST) /translate. Result.SourceLanguage is empty: APY does not detect.
 // Errors: translation.ErrUnsupported when no pair from source into target is
@@ -107,7 +111,11 @@ func (c *Client) Translate(ctx context.Context, text, source, target string) (tr
 		return translation.Result{}, fmt.Errorf("apertium: no pair from %s into %q: %w", src, target, translation.ErrUnsupported)
 	}
 	langpair := ps.apySource[src] + "|" + tgt
-	form := url.Values{"langpair": {langpair}, "q": {text}, "markUnknown": {"no"}}
+	// markUnknown=yes: with "no", APY strips every * that precedes a word
+	// (**Important:** came back *Importante:**). The marks it adds instead
+	// (*unknown, #generation error, @untranslated) are removed by the
+	// caller's restore (package protect): no user's *, # or @ is ever sent.
+	form := url.Values{"langpair": {langpair}, "q": {text}, "markUnknown": {"yes"}}
 
 	var data struct {
 		TranslatedText string `json:"translatedText"`

@@ -18,6 +18,7 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
+	"github.com/chatbridge/chat/pkg/glossary"
 	"github.com/chatbridge/chat/pkg/queueapi"
 	"github.com/chatbridge/chat/pkg/translation"
 )
@@ -83,12 +84,40 @@ func Service(a *app.App) (*translation.Service, string, error) {
 	}
 	st := translationstore.New(a.DB, a.Table)
 	svc := &translation.Service{Store: st, Translator: tr, Concurrency: n, Now: a.Now,
-		Budget: &translation.Budget{Store: st}}
+		Budget: &translation.Budget{Store: st}, Memory: st,
+		Lexicon: &translation.CachedLexicon{Store: vocabulary{st, noGlossary{}}, Now: a.Now}}
 	if a.Metrics != nil {
 		svc.Observer = metrics{a.Metrics}
 		svc.Budget.Exceeded = metrics{a.Metrics}.budgetExceeded
 	}
 	return svc, name, nil
+}
+
+// vocabulary is the translation.VocabularyStore of the table: names from
+// the translation store, the glossary from the glossary store.
+type vocabulary struct {
+	*translationstore.Store
+	glossaries glossaryReader
+}
+
+type glossaryReader interface {
+	Version(ctx context.Context, ws string) (string, error)
+	Glossary(ctx context.Context, ws string) (glossary.Glossary, error)
+}
+
+func (v vocabulary) GlossaryVersion(ctx context.Context, ws string) (string, error) {
+	return v.glossaries.Version(ctx, ws)
+}
+
+func (v vocabulary) Glossary(ctx context.Context, ws string) (glossary.Glossary, error) {
+	return v.glossaries.Glossary(ctx, ws)
+}
+
+type noGlossary struct{}
+
+func (noGlossary) Version(context.Context, string) (string, error) { return "", nil }
+func (noGlossary) Glossary(context.Context, string) (glossary.Glossary, error) {
+	return glossary.Glossary{}, nil
 }
 
 // Function is the translation function's logical id.

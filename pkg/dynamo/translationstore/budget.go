@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -87,4 +88,81 @@ func (s *Store) SpendTranslationChars(ctx context.Context, ws string, day time.T
 		return false, dynamo.Fail("spend translation budget of "+ws, err)
 	}
 	return true, nil
+}
+
+var _ translation.OnceSpender = (*Store)(nil)
+
+// chargeSK is the sort key of the record that a message's revision has
+// been charged, beside its translations (MSG#<message>).
+func chargeSK(charge string) string { return "CHARGE#" + charge }
+
+// SpendTranslationCharsOnce implements translation.OnceSpender without a
+// transaction, which concurrent spenders of one workspace would cancel for
+// each other on its counter: the counter's conditional UpdateItem (as
+// SpendTranslationChars), then a PutItem of the charge record
+// MSG#<message>/CHARGE#<revision> on condition that it does not exist.
+// charge is "<message id>#<revision>". When the record was already there,
+// the revision had been charged: an UpdateItem gives the characters back,
+// and the answer is true. A spend past the budget writes no record, so a
+// later attempt within it is charged. A failure between the writes can
+// only count a revision twice, never fail to count it. The record expires
+// (TTL) with the counter.
+func (s *Store) SpendTranslationCharsOnce(ctx context.Context, ws string, day time.Time, chars, limit int64, charge string) (bool, error) {
+	msg, rev, ok := strings.Cut(charge, "#")
+	if !ok || msg == "" || rev == "" {
+		return false, chat.Internal(fmt.Errorf("dynamo: charge %q is not <message>#<revision>", charge))
+	}
+	if chars > limit {
+		return s.charged(ctx, msg, rev)
+	}
+	spent, err := s.SpendTranslationChars(ctx, ws, day, chars, limit)
+	if err != nil || !spent {
+		if err == nil {
+			// Past the budget; still, a revision charged before may go on.
+			return s.charged(ctx, msg, rev)
+		}
+		return false, err
+	}
+	y, m, d := day.UTC().Date()
+	start := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	record := dynamo.Key(dynamo.TranslationPK(msg), chargeSK(rev))
+	record["chars"] = dynamo.Num(chars)
+	record["workspace_id"] = dynamo.Str(ws)
+	record[dynamo.AttrTTL] = dynamo.Num(dynamo.Epoch(start.Add(48 * time.Hour)))
+	_, err = s.Client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           &s.Name,
+		Item:                record,
+		ConditionExpression: aws.String("attribute_not_exists(pk)"),
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		// Charged before: give back what was just spent.
+		if _, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                 &s.Name,
+			Key:                       dynamo.Key(budgetPK(ws, start), dynamo.MetaSK),
+			UpdateExpression:          aws.String("ADD #c :n"),
+			ExpressionAttributeNames:  map[string]string{"#c": attrSpent},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":n": dynamo.Num(-chars)},
+		}); err != nil {
+			return false, dynamo.Fail("give back translation budget of "+ws, err)
+		}
+		return true, nil
+	}
+	if err != nil {
+		return false, dynamo.Fail("record the charge of "+charge, err)
+	}
+	return true, nil
+}
+
+// charged reports whether the revision's charge record exists: one
+// consistent GetItem.
+func (s *Store) charged(ctx context.Context, msg, rev string) (bool, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.Name, Key: dynamo.Key(dynamo.TranslationPK(msg), chargeSK(rev)),
+		ProjectionExpression: aws.String("pk"), ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return false, dynamo.Fail("charge of message "+msg, err)
+	}
+	return out.Item != nil, nil
 }

@@ -86,9 +86,10 @@ func (s *Store) Message(ctx context.Context, channelID, messageID string) (trans
 	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:            &s.Name,
 		Key:                  dynamo.Key(dynamo.ChanPK(channelID), dynamo.MessageSK(messageID)),
-		ProjectionExpression: aws.String("#c, #tl, #ps, #rev"),
+		ProjectionExpression: aws.String("#c, #tl, #ps, #rev, #a.#n"),
 		ExpressionAttributeNames: map[string]string{
 			"#c": "content", "#tl": dynamo.AttrTranslatedLanguages, "#ps": dynamo.AttrPendingShard, "#rev": dynamo.AttrRevision,
+			"#a": "author", "#n": "name",
 		},
 		ConsistentRead: aws.Bool(true),
 	})
@@ -103,6 +104,9 @@ func (s *Store) Message(ctx context.Context, channelID, messageID string) (trans
 		Languages []string `dynamodbav:"translated_languages,stringset"`
 		Pending   string   `dynamodbav:"pending_shard"`
 		Revision  int      `dynamodbav:"revision"`
+		Author    struct {
+			Name string `dynamodbav:"name"`
+		} `dynamodbav:"author"`
 	}
 	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
 		return translation.Stored{}, chat.Internal(fmt.Errorf("dynamo: message %s to translate: %w", messageID, err))
@@ -111,7 +115,8 @@ func (s *Store) Message(ctx context.Context, channelID, messageID string) (trans
 	for _, l := range it.Languages {
 		done[l] = true
 	}
-	return translation.Stored{Content: it.Content, Done: done, Marked: it.Pending != "", Revision: max(1, it.Revision)}, nil
+	return translation.Stored{Content: it.Content, Done: done, Marked: it.Pending != "", Revision: max(1, it.Revision),
+		AuthorName: it.Author.Name}, nil
 }
 
 // SaveTranslations implements translation.Store. It writes the translation
