@@ -77,6 +77,9 @@ type memStore struct {
 	readers []translation.Reader
 	// content replaces the message's content when set.
 	content string
+	// author is the message's author's name; revision its revision.
+	author   string
+	revision int
 
 	mu           sync.Mutex
 	saved        map[string]chat.Translation // by message/language
@@ -120,7 +123,7 @@ func (m *memStore) Message(_ context.Context, ch, messageID string) (translation
 	if content == "" {
 		content = "Hello world"
 	}
-	return translation.Stored{Content: content, Done: done, Marked: !m.finished}, nil
+	return translation.Stored{Content: content, Done: done, Marked: !m.finished, AuthorName: m.author, Revision: max(1, m.revision)}, nil
 }
 
 func (m *memStore) SaveTranslations(_ context.Context, ch, msg string, ts []chat.Translation, finished bool) error {
@@ -148,6 +151,8 @@ func (m *memStore) SaveTranslations(_ context.Context, ch, msg string, ts []chat
 	m.finished = m.finished || finished
 	return nil
 }
+
+var errDown = chat.Unavailable(errors.New("translator down"))
 
 // languages returns the stored languages of message, sorted.
 func (m *memStore) languages(messageID string) []string {
