@@ -359,13 +359,13 @@ func TestTranslationPerRevision(t *testing.T) {
 func TestConcurrentEdits(t *testing.T) {
 	w := newMemberWorld(t)
 	ben := bearer(w.ben)
-	id := w.post(t, ben, "v0")
+	id := w.post(t, ben, "draft v0")
 	path := w.msgPath(w.general, id)
 	var wg sync.WaitGroup
 	codes := make([]int, 50)
 	for i := range codes {
 		wg.Go(func() {
-			codes[i] = w.serveCode(t, "PATCH", path, fmt.Sprintf(`{"content":"v%d"}`, i+1), ben)
+			codes[i] = w.serveCode(t, "PATCH", path, fmt.Sprintf(`{"content":"draft v%d"}`, i+1), ben)
 		})
 	}
 	wg.Wait()
