@@ -65,7 +65,7 @@ func TestOversizedTranslationShowsTheOriginal(t *testing.T) {
 		text       string
 		translated bool
 	}{
-		{"40,000 '<'", strings.Repeat("<", messages.MaxContentLen), true},
+		{"40,000 '&'", strings.Repeat("&", messages.MaxContentLen), true},
 		{"just over", strings.Repeat("<", (httpapi.MaxItemBytes-240_000)/6), false},
 		{"400 KB of '<'", strings.Repeat("<", 400_000), false},
 	} {

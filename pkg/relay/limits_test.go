@@ -14,12 +14,13 @@ import (
 
 // worst are 40,000-character contents of the characters that cost most on
 // the way: '<' (6 bytes JSON-escaped), U+2028 (escaped too), emoji (4
-// bytes), U+FFFF (refused by SQS).
+// bytes), U+FFFF (refused by SQS). Each starts with a word, so that there
+// is something to translate (the run of characters is one protected span).
 var worst = map[string]string{
-	"'<'":    strings.Repeat("<", 40000),
-	"U+2028": strings.Repeat("\u2028", 40000),
-	"emoji":  strings.Repeat("😀", 40000),
-	"U+FFFF": strings.Repeat("\uffff", 40000),
+	"'<'":    "Note: " + strings.Repeat("<", 40000-6),
+	"U+2028": "Note: " + strings.Repeat("\u2028", 40000-6),
+	"emoji":  "Note: " + strings.Repeat("😀", 40000-6),
+	"U+FFFF": "Note: " + strings.Repeat("\uffff", 40000-6),
 }
 
 // TestWorstContentThroughRelayQueueTranslate posts ten messages of each
