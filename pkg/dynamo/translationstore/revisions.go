@@ -33,7 +33,9 @@ const transactionBytes = 3_500_000
 // transactions that carry the same condition as a ConditionCheck; the
 // message's update comes with the last, so the set never names a
 // translation that is not stored. Every write also removes the message's
-// outbox attribute (dynamo.AttrOutbox). A refused save is not an error.
+// outbox attribute (dynamo.AttrOutbox), and one that stores translations
+// sets the message's source_language to their source (the language the
+// service detected). A refused save is not an error.
 // Errors: EUnavailable; EInternal for a translation of another message or
 // one past DynamoDB's 400 KB.
 func (s *Store) SaveRevision(ctx context.Context, channelID, messageID string, rev int, ts []chat.Translation, finished bool) error {
@@ -99,6 +101,13 @@ func (s *Store) SaveRevision(ctx context.Context, channelID, messageID string, r
 		unames["#tl"] = dynamo.AttrTranslatedLanguages
 		uvalues[":langs"] = &types.AttributeValueMemberSS{Value: langs}
 		add = append(add, "#tl :langs")
+	}
+	if len(ts) > 0 && ts[0].SourceLanguage != "" {
+		// The language the translation function found (contract: the
+		// original_language a view reports is the detected one).
+		unames["#sl"] = "source_language"
+		uvalues[":sl"] = dynamo.Str(ts[0].SourceLanguage)
+		set = append(set, "#sl = :sl")
 	}
 	if finished {
 		unames["#ps"], unames["#pd"], unames["#pa"], unames["#ta"] = dynamo.AttrPendingShard, dynamo.AttrPendingDue, dynamo.AttrPendingAttempts, dynamo.AttrTranslatedAt
