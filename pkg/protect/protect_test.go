@@ -66,6 +66,7 @@ func TestMessages(t *testing.T) {
 		{"Traceback (most recent call last):\n  File \"/usr/lib/python3/app.py\", line 42, in <module>\nValueError: bad value", 3, []string{"/usr/lib/python3/app.py", "42", "ValueError", "<module>"}, []string{"Traceback", "recent", "bad", "value"}},
 		{"Exception in thread \"main\" java.lang.NullPointerException at com.example.App.run(App.java:17)", 1, []string{"java.lang.NullPointerException", "com.example.App.run(App.java:17)"}, []string{"Exception in", "thread"}},
 		{"The build failed with exit code 137 (OOMKilled)", 1, []string{"137", "OOMKilled"}, []string{"build", "failed", "exit"}},
+		{"The service user-profile-api is slow, the up-to-date one is not", 1, []string{"user-profile-api"}, []string{"service", "slow", "up", "date"}},
 		{"call fetchUserData() then parseJSON", 1, []string{"fetchUserData()", "parseJSON"}, []string{"call", "then"}},
 		{"Set MAX_RETRIES to 5 and retry_delay_ms to 200", 1, []string{"MAX_RETRIES", "5", "retry_delay_ms", "200"}, []string{"Set", "and"}},
 		{"Rename UserService to AccountService please", 1, []string{"UserService", "AccountService"}, []string{"Rename", "please"}},

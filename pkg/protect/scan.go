@@ -147,6 +147,9 @@ func codeLike(t string) bool {
 	if strings.Contains(t, "/") && pathLike(t) {
 		return true
 	}
+	if kebab(t) {
+		return true
+	}
 	prev := rune(0)
 	upperRun := 0
 	for i, r := range t {
@@ -169,6 +172,36 @@ func codeLike(t string) bool {
 		prev = r
 	}
 	return false
+}
+
+// kebab reports a kebab-case name of two hyphens or more, lower-case
+// ASCII only, with no function word among its parts (user-profile-api,
+// docker-compose-dev): service and command names. One hyphen is a word of
+// a language (on-call, e-mail), and so is a phrase with a function word
+// (state-of-the-art, up-to-date, mother-in-law).
+func kebab(t string) bool {
+	if strings.Count(t, "-") < 2 || strings.Contains(t, "--") || t[0] == '-' || t[len(t)-1] == '-' {
+		return false
+	}
+	for _, r := range t {
+		if (r < 'a' || r > 'z') && r != '-' {
+			return false
+		}
+	}
+	for _, part := range strings.Split(t, "-") {
+		if functionWords[part] {
+			return false
+		}
+	}
+	return true
+}
+
+// functionWords are words that join a phrase with hyphens, in the
+// languages chat mixes most.
+var functionWords = map[string]bool{
+	"a": true, "an": true, "the": true, "of": true, "to": true, "in": true, "on": true, "at": true, "by": true,
+	"for": true, "and": true, "or": true, "with": true, "de": true, "la": true, "el": true, "le": true,
+	"les": true, "du": true, "des": true, "en": true, "y": true, "et": true, "von": true, "und": true, "zu": true,
 }
 
 // pathLike tells a path (/var/log, ./x, ~/x, src/main.go, a/b/c) from
