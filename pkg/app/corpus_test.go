@@ -116,7 +116,7 @@ func TestCorpusThroughApertium(t *testing.T) {
 	store := storetest.New(st.DB, st.Table)
 	ids := chat.NewIDs()
 
-	type tally struct{ messages, passed, charsBefore, callsBefore, translated int }
+	type tally struct{ messages, passed, charsBefore, callsBefore, translated, chars, calls int }
 	byClass := map[string]*tally{}
 	var cases []corpusCase
 	charsBefore, callsBefore := 0, 0
@@ -133,9 +133,11 @@ func TestCorpusThroughApertium(t *testing.T) {
 		if err := store.PutMessage(ctx, msg); err != nil {
 			t.Fatalf("%s: store: %v", m.ID, err)
 		}
+		calls0, chars0 := counter.read()
 		if err := svc.Process(ctx, messages.JobOf(msg)); err != nil {
 			t.Fatalf("%s: translate: %v", m.ID, err)
 		}
+		calls1, chars1 := counter.read()
 		c := corpusCase{msg: m}
 		// Before: the whole content sent once, to the language of the pair
 		// from the author's (Apertium has es and en; fr has no pair).
@@ -149,6 +151,8 @@ func TestCorpusThroughApertium(t *testing.T) {
 		tl.messages++
 		tl.charsBefore += utf8.RuneCountInString(m.Content)
 		tl.callsBefore++
+		tl.calls += calls1 - calls0
+		tl.chars += chars1 - chars0
 
 		views := map[string]chat.MessageView{}
 		for _, reader := range []string{"es-ES", "en-US", "fr-FR"} {
@@ -211,19 +215,24 @@ func TestCorpusThroughApertium(t *testing.T) {
 
 	classes := chatcorpus.Classes()
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n| class | messages | pass | translations shown |\n|---|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "\n| class | messages | pass | translations shown | characters before | characters sent | calls before | calls |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	total := &tally{}
 	for _, cl := range classes {
 		tl := byClass[cl]
 		if tl == nil {
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d |\n", cl, tl.messages, tl.passed, tl.translated)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d |\n", cl, tl.messages, tl.passed, tl.translated, tl.charsBefore, tl.chars, tl.callsBefore, tl.calls)
 		total.messages += tl.messages
 		total.passed += tl.passed
 		total.translated += tl.translated
+		total.charsBefore += tl.charsBefore
+		total.chars += tl.chars
+		total.callsBefore += tl.callsBefore
+		total.calls += tl.calls
 	}
-	fmt.Fprintf(&b, "| **all** | %d | %d | %d |\n", total.messages, total.passed, total.translated)
+	fmt.Fprintf(&b, "| **all** | %d | %d | %d | %d | %d | %d | %d |\n", total.messages, total.passed, total.translated,
+		total.charsBefore, total.chars, total.callsBefore, total.calls)
 	fmt.Fprintf(&b, "\nCharacters sent to the translator: %d before (every message whole, once to the other language), %d after.\n", charsBefore, chars)
 	fmt.Fprintf(&b, "Translator calls: %d before (one a message), %d after (one per unit to send, none for units remembered or already in the reader's language).\n", callsBefore, calls)
 	t.Log(b.String())

@@ -21,6 +21,7 @@ import (
 	"github.com/chatbridge/chat/pkg/glossary"
 	"github.com/chatbridge/chat/pkg/queueapi"
 	"github.com/chatbridge/chat/pkg/translation"
+	"github.com/chatbridge/chat/pkg/whatlang"
 )
 
 // Environment of the translation function.
@@ -86,6 +87,9 @@ func Service(a *app.App) (*translation.Service, string, error) {
 	svc := &translation.Service{Store: st, Translator: tr, Concurrency: n, Now: a.Now,
 		Budget: &translation.Budget{Store: st}, Memory: st,
 		Lexicon: &translation.CachedLexicon{Store: vocabulary{st, noGlossary{}}, Now: a.Now}}
+	if name != TranslatorNone {
+		svc.Detector = whatlang.Detector{}
+	}
 	if a.Metrics != nil {
 		svc.Observer = metrics{a.Metrics}
 		svc.Budget.Exceeded = metrics{a.Metrics}.budgetExceeded
