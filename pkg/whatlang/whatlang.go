@@ -13,6 +13,7 @@ package whatlang
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/abadojack/whatlanggo"
@@ -39,8 +40,9 @@ type Detector struct {
 	MinConfidence float64
 }
 
-// byBase maps an ISO 639-1 code to whatlanggo's language.
-var byBase = func() map[string]whatlanggo.Lang {
+// byBase maps an ISO 639-1 code to whatlanggo's language, built on first
+// use (whatlanggo builds a map per code lookup: about a millisecond).
+var byBase = sync.OnceValue(func() map[string]whatlanggo.Lang {
 	m := map[string]whatlanggo.Lang{}
 	for l := whatlanggo.Lang(0); l < 200; l++ {
 		if code := l.Iso6391(); code != "" {
@@ -48,7 +50,7 @@ var byBase = func() map[string]whatlanggo.Lang {
 		}
 	}
 	return m
-}()
+})
 
 // Detect implements translation.Detector. candidates restrict the answer
 // (a candidate whatlanggo does not know is ignored); with fewer than two
@@ -74,7 +76,7 @@ func (d Detector) Detect(text string, candidates []string) (string, bool) {
 				continue
 			}
 			base, _ := tag.Base()
-			if l, ok := byBase[base.String()]; ok {
+			if l, ok := byBase()[base.String()]; ok {
 				opts.Whitelist[l] = true
 			}
 		}
@@ -137,7 +139,7 @@ func functionWordHits(text, lang string) int {
 func functionWordsVote(text string, whitelist map[whatlanggo.Lang]bool) (string, int) {
 	best, bestN, tie := "", 0, false
 	for lang := range function {
-		if l, ok := byBase[lang]; len(whitelist) > 0 && (!ok || !whitelist[l]) {
+		if l, ok := byBase()[lang]; len(whitelist) > 0 && (!ok || !whitelist[l]) {
 			continue
 		}
 		n := functionWordHits(text, lang)
