@@ -53,6 +53,8 @@ FUNCTIONS := \
 	DeleteSupportWebhookFunction:delete-support-webhook \
 	RotateSupportWebhookSecretFunction:rotate-support-webhook-secret \
 	ListAuditEventsFunction:list-audit-events \
+	GetGlossaryFunction:get-glossary \
+	PutGlossaryFunction:put-glossary \
 	OutboxRelayFunction:outbox-relay \
 	TranslateFunction:translate \
 	TranslationSweepFunction:translation-sweep \

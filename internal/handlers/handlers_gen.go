@@ -8,6 +8,7 @@ import (
 	"github.com/chatbridge/chat/pkg/editsapi"
 	"github.com/chatbridge/chat/pkg/editsapi/guestedits"
 	"github.com/chatbridge/chat/pkg/editsapi/webhookedits"
+	"github.com/chatbridge/chat/pkg/glossaryapi"
 	"github.com/chatbridge/chat/pkg/guestpage"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inboundapi"
@@ -37,6 +38,7 @@ var HTTP = map[string]app.HTTPConstructor{
 	"EditChannelMessageFunction":          editsapi.EditChannelMessage,
 	"EditGuestMessageFunction":            guestedits.EditGuestMessage,
 	"EditWebhookMessageFunction":          webhookedits.EditWebhookMessage,
+	"GetGlossaryFunction":                 glossaryapi.Get,
 	"InboundWebhookFunction":              inboundapi.Inbound,
 	"JoinRoomFunction":                    roomsapi.Join,
 	"ListAuditEventsFunction":             webhooksapi.AuditEvents,
@@ -52,6 +54,7 @@ var HTTP = map[string]app.HTTPConstructor{
 	"ListSupportWebhooksFunction":         webhooksapi.SupportWebhooks,
 	"PostChannelMessageFunction":          membersapi.PostChannelMessage,
 	"PostGuestMessageFunction":            roomsapi.PostGuestMessage,
+	"PutGlossaryFunction":                 glossaryapi.Put,
 	"RecoverOutboundDeliveriesFunction":   deliveriesapi.Recover(deliveriesapi.Outbound),
 	"RecoverSupportDeliveriesFunction":    deliveriesapi.Recover(deliveriesapi.Support),
 	"RedeliverOutboundFunction":           deliveriesapi.Redeliver(deliveriesapi.Outbound),

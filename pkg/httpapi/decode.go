@@ -36,17 +36,34 @@ func CheckContentType(r *http.Request) error {
 
 // ReadBody reads at most MaxBodyBytes of the body; more is a 413.
 func ReadBody(r *http.Request) ([]byte, error) {
-	if r.ContentLength > MaxBodyBytes {
-		return nil, errTooLarge
+	return readBody(r, MaxBodyBytes, errTooLarge)
+}
+
+func readBody(r *http.Request, max int64, tooLarge error) ([]byte, error) {
+	if r.ContentLength > max {
+		return nil, tooLarge
 	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	b, err := io.ReadAll(io.LimitReader(r.Body, max+1))
 	if err != nil {
 		return nil, jsonbody.ErrInvalid()
 	}
-	if len(b) > MaxBodyBytes {
-		return nil, errTooLarge
+	if int64(len(b)) > max {
+		return nil, tooLarge
 	}
 	return b, nil
+}
+
+// ReadLargeObject is ReadObject for an endpoint whose body may be up to
+// max bytes (a glossary): past it, 413 payload_too_large naming the limit.
+func ReadLargeObject(r *http.Request, max int64) (Object, error) {
+	if err := CheckContentType(r); err != nil {
+		return nil, err
+	}
+	b, err := readBody(r, max, chat.Errorf(chat.EPayloadTooLarge, "The request body must not be larger than %d KiB.", max>>10))
+	if err != nil {
+		return nil, err
+	}
+	return jsonbody.ParseObject(b)
 }
 
 // Object is a decoded top-level JSON object, field by field.

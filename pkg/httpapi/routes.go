@@ -53,6 +53,9 @@ var Routes = []Route{
 	{"CreateRoomFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/rooms", NeedsNone},
 	{"ListRoomsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/rooms", NeedsCursorKey},
 	{"CloseRoomFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/rooms/{room_id}/close", NeedsNone},
+	// The workspace's glossary (translation that keeps what must not change).
+	{"GetGlossaryFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/glossary", NeedsNone},
+	{"PutGlossaryFunction", http.MethodPut, "/api/v1/workspaces/{workspace_id}/glossary", NeedsNone},
 	// Webhook management (contract section 10). Inbound webhooks are
 	// {webhook} in every path, as in their request log's.
 	{"ListInboundWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/inbound-webhooks", NeedsCursorKey},

@@ -17,6 +17,7 @@ import (
 	"github.com/chatbridge/chat/pkg/apertium"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
+	"github.com/chatbridge/chat/pkg/dynamo/glossarystore"
 	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
 	"github.com/chatbridge/chat/pkg/glossary"
 	"github.com/chatbridge/chat/pkg/queueapi"
@@ -86,7 +87,7 @@ func Service(a *app.App) (*translation.Service, string, error) {
 	st := translationstore.New(a.DB, a.Table)
 	svc := &translation.Service{Store: st, Translator: tr, Concurrency: n, Now: a.Now,
 		Budget: &translation.Budget{Store: st}, Memory: st,
-		Lexicon: &translation.CachedLexicon{Store: vocabulary{st, noGlossary{}}, Now: a.Now}}
+		Lexicon: &translation.CachedLexicon{Store: vocabulary{st, glossarystore.New(a.DB, a.Table)}, Now: a.Now}}
 	if name != TranslatorNone {
 		svc.Detector = whatlang.Detector{}
 	}
@@ -115,13 +116,6 @@ func (v vocabulary) GlossaryVersion(ctx context.Context, ws string) (string, err
 
 func (v vocabulary) Glossary(ctx context.Context, ws string) (glossary.Glossary, error) {
 	return v.glossaries.Glossary(ctx, ws)
-}
-
-type noGlossary struct{}
-
-func (noGlossary) Version(context.Context, string) (string, error) { return "", nil }
-func (noGlossary) Glossary(context.Context, string) (glossary.Glossary, error) {
-	return glossary.Glossary{}, nil
 }
 
 // Function is the translation function's logical id.

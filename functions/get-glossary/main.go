@@ -1,0 +1,10 @@
+// Command get-glossary is GetGlossaryFunction:
+// GET /api/v1/workspaces/{workspace_id}/glossary.
+package main
+
+import (
+	"github.com/chatbridge/chat/pkg/app/httpfn"
+	"github.com/chatbridge/chat/pkg/glossaryapi"
+)
+
+func main() { httpfn.Run("GetGlossaryFunction", glossaryapi.Get) }
