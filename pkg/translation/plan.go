@@ -236,11 +236,11 @@ type plan struct {
 	form     Form
 
 	// language is the message's language: detected, else the job's.
-	language  string
-	detected  bool
+	language   string
+	detected   bool
 	langCache  map[string]string // a unit's text -> its language
 	candidates []string
-	sources   map[string]*Languages
+	sources    map[string]*Languages
 
 	work   []*targetWork
 	calls  map[MemoryKey]*callResult
