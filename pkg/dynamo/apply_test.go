@@ -122,8 +122,8 @@ func TestApplyWritesTheDataModel(t *testing.T) {
 	// 3 rooms and 3 room entries in their channels, 2 inbound, 3 outbound
 	// and 2 support webhooks, each stored as twins (by id and listed); 5
 	// channel entries in their members' lists and 3 room entries in the
-	// workspace's list.
-	if got, want := len(items), 42; got != want {
+	// workspace's list; the glossary and its version.
+	if got, want := len(items), 44; got != want {
 		t.Fatalf("got %d items, want %d: %v", got, want, keysWithPrefix(items, ""))
 	}
 	for _, tc := range []struct {

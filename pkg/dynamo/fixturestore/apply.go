@@ -14,6 +14,7 @@ import (
 
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/glossarystore"
 	"github.com/chatbridge/chat/pkg/fixture"
 )
 
@@ -302,6 +303,15 @@ func (p *writePlan) workspace(w fixture.Workspace, st workspaceState, m storedMe
 	ws := w.ID
 	p.put(dynamo.WorkspaceItem{PK: dynamo.WsPK(ws), SK: dynamo.MetaSK, ID: ws, Name: w.Name, DefaultLanguage: w.DefaultLanguage,
 		WebhookQuota: *w.WebhookQuotaPerMinute, TranslationBudget: *w.TranslationCharsPerDay})
+	if w.Glossary != nil {
+		meta, version, err := glossarystore.Items(ws, *w.Glossary, now)
+		if err != nil {
+			panic(err.Error()) // a validated glossary always marshals
+		}
+		for _, it := range []map[string]types.AttributeValue{meta, version} {
+			p.add(dynamo.GetS(it, dynamo.AttrPK), dynamo.GetS(it, dynamo.AttrSK), types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+		}
+	}
 
 	// Channels first: a user's token item carries the user's channels.
 	chanCreated := map[string]time.Time{}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -32,6 +33,10 @@ func New(db *dynamodb.Client, table string) *Store { return &Store{dynamo.New(db
 func PK(ws string) string { return "GLOSSARY#" + ws }
 
 const versionSK = "VERSION"
+
+// maxRounds bounds the rounds of a replacement colliding with others (each
+// round is dynamo.Transact's own five attempts): about 2 s at most.
+const maxRounds = 8
 
 type body struct {
 	Keep  []string         `json:"keep"`
@@ -61,21 +66,32 @@ func (s *Store) Get(ctx context.Context, ws string) (glossary.Stored, error) {
 // items and the audit event (retried when it collides with another
 // replacement: the last one wins, whole).
 func (s *Store) Replace(ctx context.Context, ws string, g glossary.Glossary, now time.Time, ev chat.AuditEvent) error {
-	g = glossary.WithVersion(g)
-	b, err := json.Marshal(body{Keep: g.Keep, Fixed: g.Fixed})
+	meta, version, err := Items(ws, g, now)
 	if err != nil {
-		return chat.Internal(fmt.Errorf("dynamo: glossary of %s: %w", ws, err))
+		return err
 	}
-	at := dynamo.Str(now.UTC().Format(time.RFC3339Nano))
-	meta := dynamo.Key(PK(ws), dynamo.MetaSK)
-	meta["body"], meta["version"], meta["updated_at"], meta["workspace_id"] = dynamo.Str(string(b)), dynamo.Str(g.Version), at, dynamo.Str(ws)
-	version := dynamo.Key(PK(ws), versionSK)
-	version["version"], version["updated_at"] = dynamo.Str(g.Version), at
-	reasons, err := s.Transact(ctx, "replace the glossary of "+ws, []types.TransactWriteItem{
+	items := []types.TransactWriteItem{
 		{Put: &types.Put{TableName: &s.Name, Item: meta}},
 		{Put: &types.Put{TableName: &s.Name, Item: version}},
 		dynamo.AuditPut(s.Name, ev),
-	})
+	}
+	var reasons []types.CancellationReason
+	for round := 0; ; round++ {
+		reasons, err = s.Transact(ctx, "replace the glossary of "+ws, items)
+		if !chat.IsCode(err, chat.EConflict) {
+			break
+		}
+		// Replacements at once collide on the two items: each is whole,
+		// so each may simply go again, later, until it lands.
+		if round >= maxRounds {
+			return chat.Unavailable(fmt.Errorf("dynamo: replace the glossary of %s: %w", ws, err))
+		}
+		select {
+		case <-ctx.Done():
+			return dynamo.Fail("replace the glossary of "+ws, ctx.Err())
+		case <-time.After(time.Duration(20+rand.IntN(200)) * time.Millisecond):
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -83,6 +99,22 @@ func (s *Store) Replace(ctx context.Context, ws string, g glossary.Glossary, now
 		return chat.Unavailable(fmt.Errorf("dynamo: replace the glossary of %s: cancelled (%s)", ws, dynamo.ReasonCodes(reasons)))
 	}
 	return nil
+}
+
+// Items are the two items of workspace ws's glossary g, replaced at now
+// (for Replace's transaction, and for the fixture's batch).
+func Items(ws string, g glossary.Glossary, now time.Time) (meta, version map[string]types.AttributeValue, err error) {
+	g = glossary.WithVersion(g)
+	b, err := json.Marshal(body{Keep: g.Keep, Fixed: g.Fixed})
+	if err != nil {
+		return nil, nil, chat.Internal(fmt.Errorf("dynamo: glossary of %s: %w", ws, err))
+	}
+	at := dynamo.Str(now.UTC().Format(time.RFC3339Nano))
+	meta = dynamo.Key(PK(ws), dynamo.MetaSK)
+	meta["body"], meta["version"], meta["updated_at"], meta["workspace_id"] = dynamo.Str(string(b)), dynamo.Str(g.Version), at, dynamo.Str(ws)
+	version = dynamo.Key(PK(ws), versionSK)
+	version["version"], version["updated_at"] = dynamo.Str(g.Version), at
+	return meta, version, nil
 }
 
 // Version returns the version of the workspace's glossary, "" for none:
