@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -66,15 +68,26 @@ func (t *Translator) Targets(context.Context, string) (*translation.Languages, e
 // errors and transport failures that outlasted the SDK's retries;
 // EInternal otherwise.
 func (t *Translator) Translate(ctx context.Context, text, source, target string) (translation.Result, error) {
-	pieces, seps := split(text, MaxTextBytes)
 	var out strings.Builder
 	from := "auto"
-	for i, piece := range pieces {
-		res, err := t.translate(ctx, piece, from, source, target)
+	sent := false
+	for _, c := range split(text, MaxTextBytes) {
+		if !c.send {
+			out.WriteString(c.text) // protected elements alone: nothing to translate
+			continue
+		}
+		// The white space around a piece is kept here: an answer may come
+		// back trimmed, and the pieces would run together.
+		core := strings.TrimSpace(c.text)
+		lead := c.text[:strings.Index(c.text, core)]
+		trail := c.text[len(lead)+len(core):]
+		res, err := t.translate(ctx, core, from, source, target)
 		if err != nil {
 			return translation.Result{}, err
 		}
-		if i == 0 {
+		res.Text = lead + strings.TrimSpace(res.Text) + trail
+		if !sent {
+			sent = true
 			if res.SourceLanguage == target {
 				return translation.Result{Text: text, SourceLanguage: res.SourceLanguage}, nil
 			}
@@ -82,12 +95,17 @@ func (t *Translator) Translate(ctx context.Context, text, source, target string)
 			from = res.SourceLanguage
 		}
 		out.WriteString(res.Text)
-		if i < len(seps) {
-			out.WriteString(seps[i])
-		}
+	}
+	if !sent {
+		return translation.Result{Text: text}, nil
 	}
 	return translation.Result{Text: out.String(), SourceLanguage: from}, nil
 }
+
+// Form implements translation.Former: protected spans travel as elements
+// with translate="no", Amazon Translate's documented do-not-translate form
+// (TranslateText takes HTML in Text).
+func (t *Translator) Form() translation.Form { return translation.HTML }
 
 // translate makes one TranslateText call from the code from ("auto" or a
 // detected code); on a detection not confident enough, it calls once more
@@ -155,26 +173,133 @@ func fail(op string, err error) error {
 	return chat.Unavailable(wrapped)
 }
 
-// split cuts text into pieces of at most max bytes, each cut at the last
-// line break in reach, else the last space, else the last whole character;
-// seps[i] is the separator dropped between pieces[i] and pieces[i+1].
-func split(text string, max int) (pieces, seps []string) {
-	for len(text) > max {
-		cut, sep := -1, ""
-		window := text[:max+1] // a separator right at max still counts
-		if i := strings.LastIndexByte(window, '\n'); i > 0 {
-			cut, sep = i, "\n"
-		} else if i := strings.LastIndexByte(window, ' '); i > 0 {
-			cut, sep = i, " "
-		} else {
-			cut = max
-			for cut > 0 && !utf8.RuneStart(text[cut]) {
+// chunk is a piece of a text cut for TranslateText: send is false for a
+// piece that holds nothing to translate (only tags and translate="no"
+// elements, or white space), which is kept as it is.
+type chunk struct {
+	text string
+	send bool
+}
+
+// noTranslate finds the opening tag of an element not to translate.
+var noTranslate = regexp.MustCompile(`(?i)^<\s*([a-z][a-z0-9]*)\b[^>]*\btranslate\s*=\s*["']?no\b[^>]*>$`)
+
+// split cuts text (HTML: text, tags, entities and translate="no"
+// elements) into pieces of at most max bytes, concatenated back to text.
+// It cuts between words, never inside a tag, an entity or a translate="no"
+// element; an element too large for a piece (or large enough to crowd one)
+// is a piece of its own, never sent; a word longer than a piece is cut at
+// a character boundary outside any entity.
+func split(text string, max int) []chunk {
+	var out []chunk
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, chunk{text: cur.String(), send: hasText(cur.String())})
+			cur.Reset()
+		}
+	}
+	add := func(tok string) {
+		if cur.Len()+len(tok) > max {
+			flush()
+		}
+		for len(tok) > max {
+			cut := max
+			for cut > 0 && !utf8.RuneStart(tok[cut]) {
 				cut--
 			}
+			if amp := strings.LastIndexByte(tok[:cut], '&'); amp >= 0 && !strings.Contains(tok[amp:cut], ";") && amp > 0 {
+				cut = amp
+			}
+			out = append(out, chunk{text: tok[:cut], send: hasText(tok[:cut])})
+			tok = tok[cut:]
 		}
-		pieces = append(pieces, text[:cut])
-		seps = append(seps, sep)
-		text = text[cut+len(sep):]
+		cur.WriteString(tok)
 	}
-	return append(pieces, text), seps
+	for i := 0; i < len(text); {
+		if text[i] == '<' {
+			if j := strings.IndexByte(text[i:], '>'); j > 0 {
+				tag := text[i : i+j+1]
+				if m := noTranslate.FindStringSubmatch(tag); m != nil && !strings.HasSuffix(tag, "/>") {
+					if end := closeIndex(text[i+j+1:], m[1]); end >= 0 {
+						el := text[i : i+j+1+end]
+						if len(el) > max/4 {
+							flush()
+							out = append(out, chunk{text: el})
+						} else {
+							add(el)
+						}
+						i += len(el)
+						continue
+					}
+				}
+				add(tag)
+				i += len(tag)
+				continue
+			}
+		}
+		// A word and the white space after it, up to the next tag.
+		j := i
+		for j < len(text) && text[j] != '<' && text[j] != ' ' && text[j] != '\n' {
+			j++
+		}
+		for j < len(text) && (text[j] == ' ' || text[j] == '\n') {
+			j++
+		}
+		if j == i {
+			j++ // a '<' that opens no tag
+		}
+		add(text[i:j])
+		i = j
+	}
+	flush()
+	return out
+}
+
+// closeIndex returns the end of the first closing tag of element name in
+// rest (</name>, any case, spaces before >), -1 when there is none.
+func closeIndex(rest, name string) int {
+	lower := strings.ToLower(rest)
+	at := 0
+	for {
+		k := strings.Index(lower[at:], "</"+strings.ToLower(name))
+		if k < 0 {
+			return -1
+		}
+		k += at + 2 + len(name)
+		end := k
+		for end < len(rest) && rest[end] == ' ' {
+			end++
+		}
+		if end < len(rest) && rest[end] == '>' {
+			return end + 1
+		}
+		at = k
+	}
+}
+
+// hasText reports whether piece has something to translate: a letter
+// outside its tags and translate="no" elements.
+func hasText(piece string) bool {
+	for i := 0; i < len(piece); {
+		if piece[i] == '<' {
+			if j := strings.IndexByte(piece[i:], '>'); j > 0 {
+				tag := piece[i : i+j+1]
+				if m := noTranslate.FindStringSubmatch(tag); m != nil {
+					if end := closeIndex(piece[i+j+1:], m[1]); end >= 0 {
+						i += j + 1 + end
+						continue
+					}
+				}
+				i += j + 1
+				continue
+			}
+		}
+		r, w := utf8.DecodeRuneInString(piece[i:])
+		if unicode.IsLetter(r) {
+			return true
+		}
+		i += w
+	}
+	return false
 }

@@ -235,12 +235,14 @@ func TestLongTextGoesInPieces(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Translate: %v", err)
 	}
-	if want := "<7499 word>\n<7499 word>\n<7511 ünïcödé>"; res.Text != want {
+	// Cut between words, each piece at most 10,000 bytes and sent without
+	// the white space at its ends, which the reassembly puts back.
+	if want := "<9999 word> <9999 word> <2511 ünïcödé>"; res.Text != want {
 		t.Fatalf("reassembled text %q, want %q", res.Text, want)
 	}
 	reqs := svc.requests()
 	if len(reqs) != 3 {
-		t.Fatalf("made %d calls, want 3 (one per paragraph)", len(reqs))
+		t.Fatalf("made %d calls, want 3", len(reqs))
 	}
 	if reqs[0].SourceLanguageCode != "auto" || reqs[1].SourceLanguageCode != "en" || reqs[2].SourceLanguageCode != "en" {
 		t.Fatalf("sources %q %q %q, want auto then the detected en", reqs[0].SourceLanguageCode, reqs[1].SourceLanguageCode, reqs[2].SourceLanguageCode)

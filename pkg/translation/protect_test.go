@@ -258,3 +258,29 @@ func (f *fakeMemory) Remember(_ context.Context, entries map[translation.MemoryK
 	}
 	return nil
 }
+
+// htmlTranslator is a Former of the HTML form that records what it gets.
+type htmlTranslator struct{ *fakeTranslator }
+
+func (htmlTranslator) Form() translation.Form { return translation.HTML }
+
+// TestProcessSendsTheTranslatorsForm: a translator that names the HTML
+// form gets each protected span as a translate="no" element, text escaped.
+func TestProcessSendsTheTranslatorsForm(t *testing.T) {
+	store := &memStore{readers: readersIn(2, "es"), content: "Run `make test` if Tom & Jerry agree"}
+	var s sent
+	tr := translatorOf("en", "es")
+	tr.translate = func(_ context.Context, text, _, _ string) (translation.Result, error) {
+		s.add(text)
+		return translation.Result{Text: strings.Replace(text, "Run", "Ejecuta", 1)}, nil
+	}
+	if err := (&translation.Service{Store: store, Translator: htmlTranslator{tr}}).Process(context.Background(), jobIn("en")); err != nil {
+		t.Fatal(err)
+	}
+	if want := `Run <span translate="no" id="p1">` + "`make test`" + `</span> if Tom &amp; Jerry agree`; s.all() != want {
+		t.Fatalf("sent %q, want %q", s.all(), want)
+	}
+	if got := store.saved[messageID+"/es"].Content; got != "Ejecuta `make test` if Tom & Jerry agree" {
+		t.Fatalf("stored %q", got)
+	}
+}
