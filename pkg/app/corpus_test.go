@@ -19,6 +19,7 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/translation"
 )
 
 // callCounter is a translation.Observer that counts calls and characters.
@@ -38,6 +39,22 @@ func (c *callCounter) read() (int, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.calls, c.chars
+}
+
+// countingMemory counts what the translation memory answers.
+type countingMemory struct {
+	translation.Memory
+	mu              sync.Mutex
+	recalled, reads int
+}
+
+func (c *countingMemory) Recall(ctx context.Context, keys []translation.MemoryKey) (map[translation.MemoryKey]string, error) {
+	m, err := c.Memory.Recall(ctx, keys)
+	c.mu.Lock()
+	c.recalled += len(m)
+	c.reads += (len(keys) + 99) / 100
+	c.mu.Unlock()
+	return m, err
 }
 
 // structure counts what a translation must have as often as its original:
@@ -101,6 +118,8 @@ func TestCorpusThroughApertium(t *testing.T) {
 	}
 	counter := &callCounter{}
 	svc.Observer = counter
+	memory := &countingMemory{Memory: svc.Memory}
+	svc.Memory = memory
 
 	ws := d.Workspaces[0]
 	users := map[string]chat.Author{}
@@ -235,6 +254,7 @@ func TestCorpusThroughApertium(t *testing.T) {
 		total.charsBefore, total.chars, total.callsBefore, total.calls)
 	fmt.Fprintf(&b, "\nCharacters sent to the translator: %d before (every message whole, once to the other language), %d after.\n", charsBefore, chars)
 	fmt.Fprintf(&b, "Translator calls: %d before (one a message), %d after (one per unit to send, none for units remembered or already in the reader's language).\n", callsBefore, calls)
+	fmt.Fprintf(&b, "Units answered by the translation memory (not sent): %d, in %d BatchGetItem calls.\n", memory.recalled, memory.reads)
 	t.Log(b.String())
 
 	var failed []string
