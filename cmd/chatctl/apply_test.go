@@ -52,7 +52,7 @@ func TestRunApplyPrintsTheAppliedDemo(t *testing.T) {
 		if !reflect.DeepEqual(printed, want) {
 			t.Fatalf("printed document differs from fixtures/demo.json:\n%s", stdout.String())
 		}
-		if got, want := itemCount(t, st), 42; got != want { // members' index items; webhooks stored as twins
+		if got, want := itemCount(t, st), 44; got != want { // members' index items; webhooks stored as twins; the glossary and its version
 			t.Fatalf("got %d items, want %d", got, want)
 		}
 	}

@@ -128,6 +128,22 @@ func TestRareCallsAsTheirFunctions(t *testing.T) {
 			tr := chat.Translation{MessageID: "01JD9N1Z0000000000000000MS", Language: "es", Content: "hola", SourceLanguage: "en", CreatedAt: now}
 			return translationstore.New(as("TranslateFunction"), st.Table).SaveTranslations(ctx, demoSupportChannel, tr.MessageID, []chat.Translation{tr}, true)
 		}},
+		{"a revision charged before goes on past the day's budget", func(t *testing.T) error {
+			tr := translationstore.New(as("TranslateFunction"), st.Table)
+			const charge = "01JD9N1Z0000000000000000MS#1"
+			if ok, err := tr.SpendTranslationCharsOnce(ctx, demoWS, now, 10, 100, charge); err != nil || !ok {
+				t.Fatalf("first charge: %v %v", ok, err)
+			}
+			// A retry of the revision gives back what it spent again; past
+			// the budget, the record says it was charged.
+			if ok, err := tr.SpendTranslationCharsOnce(ctx, demoWS, now, 10, 100, charge); err != nil || !ok {
+				t.Fatalf("retry: %v %v", ok, err)
+			}
+			if ok, err := tr.SpendTranslationCharsOnce(ctx, demoWS, now, 500, 100, charge); err != nil || !ok {
+				t.Fatalf("past the budget, charged before: %v %v, want true", ok, err)
+			}
+			return nil
+		}},
 		{"each webhook change re-reads its webhook", func(t *testing.T) error {
 			for _, c := range []struct {
 				kind webhooks.Kind
