@@ -12,11 +12,13 @@ import (
 
 	"github.com/chatbridge/chat/internal/apyserver"
 	"github.com/chatbridge/chat/internal/chatcorpus"
+	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/translating"
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/fixture"
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/translation"
@@ -96,26 +98,8 @@ type corpusCase struct {
 //
 //	go test -count=1 -run TestCorpusThroughApertium -v ./pkg/app/
 func TestCorpusThroughApertium(t *testing.T) {
-	if err := apyserver.Missing(apyserver.DefaultModesDir, "eng-spa"); err != nil {
-		t.Skipf("SKIPPED, NOT PASSED: no real apertium-apy with eng-spa: %v. `make test` installs it via scripts/ensure-test-tools.", err)
-	}
 	ctx := context.Background()
-	apy, err := apyserver.Start(ctx, 0, apyserver.DefaultModesDir)
-	if err != nil {
-		t.Fatalf("start apertium-apy: %v", err)
-	}
-	defer apy.Stop()
-	st, d := wiringtest.DemoAs(t, translating.Function)
-	t.Setenv(translating.EnvTranslator, translating.TranslatorApertium)
-	t.Setenv(translating.EnvApertiumURL, apy.URL)
-	a, _, err := app.FromEnv(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, _, err := translating.Service(a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, st, d := apertiumService(t)
 	counter := &callCounter{}
 	svc.Observer = counter
 	memory := &countingMemory{Memory: svc.Memory}
@@ -267,4 +251,40 @@ func TestCorpusThroughApertium(t *testing.T) {
 	for _, f := range failed {
 		t.Error(f)
 	}
+}
+
+// demoWithApertium starts a real apertium-apy (skipping, said so, when
+// it is not installed), stops it when the test ends, and returns the demo
+// stack as TranslateFunction with the translation function's environment
+// set to translate with it.
+func demoWithApertium(t *testing.T) (*stacktest.Stack, *fixture.Document) {
+	t.Helper()
+	if err := apyserver.Missing(apyserver.DefaultModesDir, "eng-spa"); err != nil {
+		t.Skipf("SKIPPED, NOT PASSED: no real apertium-apy with eng-spa: %v. `make test` installs it via scripts/ensure-test-tools.", err)
+	}
+	apy, err := apyserver.Start(context.Background(), 0, apyserver.DefaultModesDir)
+	if err != nil {
+		t.Fatalf("start apertium-apy: %v", err)
+	}
+	t.Cleanup(func() { apy.Stop() })
+	st, d := wiringtest.DemoAs(t, translating.Function)
+	t.Setenv(translating.EnvTranslator, translating.TranslatorApertium)
+	t.Setenv(translating.EnvApertiumURL, apy.URL)
+	return st, d
+}
+
+// apertiumService is demoWithApertium's translation service, as the
+// translation function builds it.
+func apertiumService(t *testing.T) (*translation.Service, *stacktest.Stack, *fixture.Document) {
+	t.Helper()
+	st, d := demoWithApertium(t)
+	a, _, err := app.FromEnv(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _, err := translating.Service(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, st, d
 }

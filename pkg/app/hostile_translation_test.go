@@ -8,11 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chatbridge/chat/internal/apyserver"
 	"github.com/chatbridge/chat/internal/storetest"
-	"github.com/chatbridge/chat/internal/wiringtest"
-	"github.com/chatbridge/chat/pkg/app"
-	"github.com/chatbridge/chat/pkg/app/translating"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/glossary"
 	"github.com/chatbridge/chat/pkg/messages"
@@ -37,26 +33,8 @@ func (s staticLexicon) Vocabulary(context.Context, string) (translation.Vocabula
 // apertium-apy: no error, nothing protected lost, no translator's markup
 // in any reader's view.
 func TestHostileTranslationThroughApertium(t *testing.T) {
-	if err := apyserver.Missing(apyserver.DefaultModesDir, "eng-spa"); err != nil {
-		t.Skipf("SKIPPED, NOT PASSED: no real apertium-apy with eng-spa: %v. `make test` installs it via scripts/ensure-test-tools.", err)
-	}
 	ctx := context.Background()
-	apy, err := apyserver.Start(ctx, 0, apyserver.DefaultModesDir)
-	if err != nil {
-		t.Fatalf("start apertium-apy: %v", err)
-	}
-	defer apy.Stop()
-	st, d := wiringtest.DemoAs(t, translating.Function)
-	t.Setenv(translating.EnvTranslator, translating.TranslatorApertium)
-	t.Setenv(translating.EnvApertiumURL, apy.URL)
-	a, _, err := app.FromEnv(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, _, err := translating.Service(a)
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, st, d := apertiumService(t)
 	g := glossary.Glossary{Version: "hostile"}
 	metas := []string{".*", "a|b", "(x)", "[x]", "C++", "^$", `\d+`, "🚀 launch", "x{2}", "?"}
 	g.Keep = append(g.Keep, metas...)

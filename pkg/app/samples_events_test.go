@@ -24,7 +24,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/chatbridge/chat/internal/apyserver"
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
@@ -298,17 +297,7 @@ func init() {
 // readers (Ana es-ES, Ben en-US, Chloé fr-FR) with a real apertium-apy:
 // Spanish is stored, English is the source, French has no installed pair.
 func TestTranslateFunctionWithApertium(t *testing.T) {
-	if err := apyserver.Missing(apyserver.DefaultModesDir, "eng-spa"); err != nil {
-		t.Skipf("SKIPPED, NOT PASSED: no real apertium-apy with eng-spa: %v. `make test` installs it via scripts/ensure-test-tools.", err)
-	}
-	apy, err := apyserver.Start(context.Background(), 0, apyserver.DefaultModesDir)
-	if err != nil {
-		t.Fatalf("start apertium-apy: %v", err)
-	}
-	defer apy.Stop()
-	st, _ := wiringtest.DemoAs(t, translating.Function)
-	t.Setenv(translating.EnvTranslator, translating.TranslatorApertium)
-	t.Setenv(translating.EnvApertiumURL, apy.URL)
+	st, _ := demoWithApertium(t)
 	h, err := translating.FromEnv(context.Background())
 	if err != nil {
 		t.Fatalf("handler: %v", err)

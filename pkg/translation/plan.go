@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/language"
@@ -55,10 +54,6 @@ type Memory interface {
 	// Remember stores translations of keys.
 	Remember(ctx context.Context, entries map[MemoryKey]string) error
 }
-
-// minDetectLetters is the fewest letters a text needs before a detector is
-// asked about it: below, the message is in its job's language.
-const minDetectLetters = 12
 
 // Process translates job's message into the language of every reader of
 // its channel who does not read it already, and stores the translations.
@@ -297,10 +292,8 @@ func (p *plan) detect(doc *protect.Document, tags []string) {
 	}
 	cands := candidates(p.job.SourceLanguage, tags)
 	p.candidates = cands
-	if letters(all.String()) >= minDetectLetters {
-		if l, ok := p.svc.Detector.Detect(all.String(), cands); ok {
-			p.language, p.detected = l, true
-		}
+	if l, ok := p.svc.Detector.Detect(all.String(), cands); ok {
+		p.language, p.detected = l, true
 	}
 }
 
@@ -311,23 +304,13 @@ func (p *plan) unitLanguage(text string) string {
 		return l
 	}
 	l := p.language
-	if p.svc.Detector != nil && letters(text) >= minDetectLetters {
+	if p.svc.Detector != nil {
 		if d, ok := p.svc.Detector.Detect(text, p.candidates); ok {
 			l = d
 		}
 	}
 	p.langCache[text] = l
 	return l
-}
-
-func letters(s string) int {
-	n := 0
-	for _, r := range s {
-		if unicode.IsLetter(r) {
-			n++
-		}
-	}
-	return n
 }
 
 // pairs returns the targets the translator has from source.
