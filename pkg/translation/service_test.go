@@ -433,6 +433,7 @@ func TestProcessConcurrencyBound(t *testing.T) {
 	}{{0, translation.DefaultConcurrency}, {1, 1}, {3, 3}, {50, len(many) - 1}} {
 		t.Run(fmt.Sprintf("concurrency %d", tc.concurrency), func(t *testing.T) {
 			var inFlight, maxInFlight atomic.Int32
+			release := make(chan struct{})
 			tr := translatorOf(many...)
 			tr.translate = func(ctx context.Context, text, _, _ string) (translation.Result, error) {
 				n := inFlight.Add(1)
@@ -443,12 +444,22 @@ func TestProcessConcurrencyBound(t *testing.T) {
 						break
 					}
 				}
-				time.Sleep(5 * time.Millisecond)
-				return translation.Result{Text: text}, nil
+				<-release // every call waits: in flight together, as many as the bound lets start
+				return translation.Result{Text: "[x] " + text}, nil
 			}
 			store := &memStore{readers: readersIn(len(many), many...)}
 			svc := &translation.Service{Store: store, Translator: tr, Concurrency: tc.concurrency}
-			if err := svc.Process(context.Background(), jobIn("en")); err != nil {
+			done := make(chan error, 1)
+			go func() { done <- svc.Process(context.Background(), jobIn("en")) }()
+			// Wait (not timed: the deadline only ends a hung test) until the
+			// bound's worth of calls are in flight; none can finish before
+			// the release, so more would show.
+			for deadline := time.Now().Add(30 * time.Second); int(inFlight.Load()) < tc.want && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(10 * time.Millisecond) // room for a call past the bound to start, were it allowed
+			close(release)
+			if err := <-done; err != nil {
 				t.Fatalf("Process: %v", err)
 			}
 			if got := int(maxInFlight.Load()); got != tc.want {
