@@ -471,3 +471,56 @@ func TestEditContentAtTheLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestEditsMeetingTranslationSaves: edits and a deletion made while the
+// translation function saves the message's translations (one
+// TransactWriteItems each, which DynamoDB — and the strict local AWS —
+// lets no single-item write touch while it runs) are all carried out: the
+// store retries the TransactionConflictException the SDK does not. Before,
+// most of 20 such edits answered 503.
+func TestEditsMeetingTranslationSaves(t *testing.T) {
+	w := newMemberWorld(t)
+	ben := bearer(w.ben)
+	ctx := context.Background()
+	id := w.post(t, ben, "draft v0")
+	store := storetest.New(w.app.DB, w.app.Table).Translation
+	stop := make(chan struct{})
+	var saver sync.WaitGroup
+	saves := 0
+	saver.Go(func() {
+		// Ten saves, as the jobs of the first revisions and their
+		// redeliveries make, overlapping the edits; those after the first
+		// edit are refused by their revision condition, and still hold the
+		// item while they run, as in DynamoDB.
+		for range 10 {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_ = store.SaveRevision(ctx, w.general, id, 1, []chat.Translation{{MessageID: id, Language: "es", Content: "borrador", SourceLanguage: "en", CreatedAt: time.Now()}}, false)
+			saves++
+		}
+	})
+	var wg sync.WaitGroup
+	codes := make([]int, 20)
+	for i := range codes {
+		wg.Go(func() {
+			codes[i] = w.serveCode(t, "PATCH", w.msgPath(w.general, id), fmt.Sprintf(`{"content":"draft v%d"}`, i+1), ben)
+		})
+	}
+	wg.Wait()
+	del := w.serveCode(t, "DELETE", w.msgPath(w.general, id), "", ben)
+	close(stop)
+	saver.Wait()
+	refused := 0
+	for _, c := range codes {
+		if c != 200 {
+			refused++
+		}
+	}
+	if refused > 0 || del != 204 {
+		t.Fatalf("%d of 20 edits refused (codes %v), deletion %d, with %d saves running; want every edit 200 and the deletion 204", refused, codes, del, saves)
+	}
+	t.Logf("20 edits and a deletion, all carried out, while %d translation saves ran", saves)
+}

@@ -96,11 +96,17 @@ func (s *Store) DeleteMessage(ctx context.Context, c edits.Change) (chat.Message
 }
 
 // conditionalUpdate runs in and returns the item as it was before, whether
-// in's write happened, and whether the item exists.
+// in's write happened, and whether the item exists. A write that meets the
+// translation function's save of the message (a transaction on the item)
+// goes again (dynamo.RetryConflict).
 func (s *Store) conditionalUpdate(ctx context.Context, op string, in *dynamodb.UpdateItemInput) (chat.Message, bool, bool, error) {
 	in.ReturnValues = types.ReturnValueAllOld
 	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	out, err := s.Client.UpdateItem(ctx, in)
+	var out *dynamodb.UpdateItemOutput
+	err := dynamo.RetryConflict(ctx, func() (err error) {
+		out, err = s.Client.UpdateItem(ctx, in)
+		return err
+	})
 	item, applied := map[string]types.AttributeValue(nil), err == nil
 	var ccf *types.ConditionalCheckFailedException
 	switch {
