@@ -3,7 +3,6 @@ package realtime
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -17,6 +16,10 @@ type Typist struct {
 	Store  ConnectionStore
 	Sender Sender
 	Now    chat.Clock
+	// Concurrency bounds the pushes in flight (DefaultConcurrency when 0):
+	// a signal reaches a big channel's readers within the function's
+	// timeout, as a message's push does.
+	Concurrency int
 }
 
 // typingFrame is the push of a typing signal.
@@ -38,8 +41,11 @@ type typingAuthor struct {
 // TypingEvery ago or is not subscribed (nothing further is called: a flood
 // costs one conditional write a message). Then one Query of the channel's
 // connections, and one push to each connection still entitled (Entitled)
-// that is not the author's own. The sender is never answered, and errors
-// are only logged: a typing signal is not worth a retry.
+// that is not the author's own, at most Concurrency in flight, none
+// started within a second of the context's deadline (Pusher's sends: a
+// gone connection loses its item). The sender is never answered, and
+// errors are only logged: a typing signal is not worth a retry; a signal
+// not sent to every reader in time is logged with the count left.
 func (t *Typist) Signal(ctx context.Context, connectionID string) {
 	if !ValidConnectionID(connectionID) {
 		return
@@ -77,9 +83,13 @@ func (t *Typist) Signal(ctx context.Context, connectionID string) {
 		return
 	}
 	b, _ := json.Marshal(typingFrame{Type: "typing", Author: typingAuthor{Type: from.Kind, ID: from.SubjectID, Name: from.Name}})
-	for _, c := range readers {
-		if err := t.Sender.Send(ctx, c.ID, b); err != nil && !errors.Is(err, ErrGone) {
-			slog.WarnContext(ctx, "realtime: typing push", "connection", c.ID, "error", err.Error())
-		}
+	sends := make([]send, len(readers))
+	for i, c := range readers {
+		sends[i] = send{conn: c, data: b}
+	}
+	p := &Pusher{Store: t.Store, Sender: t.Sender, Concurrency: t.Concurrency}
+	stop, cut := p.stopTimes(ctx)
+	if err := p.sendAll(ctx, "", sends, stop, cut); err != nil {
+		slog.WarnContext(ctx, "realtime: typing push", "channel", from.ChannelID, "error", err.Error())
 	}
 }
