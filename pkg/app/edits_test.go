@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/edits"
@@ -185,6 +186,19 @@ func TestAdminDeletesAnotherUsersMessage(t *testing.T) {
 	}
 	if n := w.count(t, "EVT#"); n != 1 {
 		t.Fatalf("audit events after an admin's deletion: got %d, want 1", n)
+	}
+	// Deleting it again: the audited write's condition fails and its
+	// answer carries the message as it is (ALL_OLD), so no read follows;
+	// no second audit event.
+	var rec *httptest.ResponseRecorder
+	calls := w.calls(t, "an admin deletes a tombstone", func() { rec = w.do(t, "DELETE", w.msgPath(w.general, id), "", bearer(w.ana)) })
+	if rec.Code != 204 || w.count(t, "EVT#") != 1 {
+		t.Fatalf("admin deletes again: %d, %d audit events; want 204 and still 1", rec.Code, w.count(t, "EVT#"))
+	}
+	for _, c := range calls {
+		if c == "DynamoDB.GetItem" && len(calls) > 2 {
+			t.Fatalf("calls %v: the message was read again after the cancelled transaction", calls)
+		}
 	}
 	own := w.post(t, bearer(w.ana), "Ana's message")
 	if rec := w.do(t, "DELETE", w.msgPath(w.general, own), "", bearer(w.ben)); rec.Code != 403 {
@@ -523,4 +537,31 @@ func TestEditsMeetingTranslationSaves(t *testing.T) {
 		t.Fatalf("%d of 20 edits refused (codes %v), deletion %d, with %d saves running; want every edit 200 and the deletion 204", refused, codes, del, saves)
 	}
 	t.Logf("20 edits and a deletion, all carried out, while %d translation saves ran", saves)
+}
+
+// TestAdminDeletionAndItsAuditAreOneWrite: an admin's deletion of another
+// user's message and its audit event are written together or not at all.
+// A write that fails (here as AWS answers a call it refuses) leaves the
+// message as it was and no event; the retry deletes it with its event.
+// Before, the deletion was written and then the audit event failed: a
+// deletion without its audit entry.
+func TestAdminDeletionAndItsAuditAreOneWrite(t *testing.T) {
+	w := newMemberWorld(t)
+	id := w.post(t, bearer(w.ben), "Ben's message")
+	refused := &smithy.GenericAPIError{Code: "AccessDeniedException", Message: "not authorized (injected)"}
+	for _, op := range []string{"DynamoDB.PutItem", "DynamoDB.TransactWriteItems"} {
+		w.st.Faults.FailWith(op, 0, 1, refused)
+	}
+	rec := w.do(t, "DELETE", w.msgPath(w.general, id), "", bearer(w.ana))
+	w.st.Faults.Clear()
+	deleted := w.listed(t, bearer(w.ben), id).Deleted
+	if events := w.count(t, "EVT#"); rec.Code < 500 || deleted || events != 0 {
+		t.Fatalf("a failed admin deletion: %d, deleted %v, %d audit events; want a 5xx with nothing written", rec.Code, deleted, events)
+	}
+	if rec := w.do(t, "DELETE", w.msgPath(w.general, id), "", bearer(w.ana)); rec.Code != 204 {
+		t.Fatalf("retry: %d %s", rec.Code, rec.Body)
+	}
+	if deleted, events := w.listed(t, bearer(w.ben), id).Deleted, w.count(t, "EVT#"); !deleted || events != 1 {
+		t.Fatalf("after the retry: deleted %v, %d audit events; want deleted with one event", deleted, events)
+	}
 }

@@ -45,6 +45,10 @@ type Change struct {
 	// AnyAuthor lets a deletion take any message of the actor's workspace
 	// (an admin), not only the actor's own.
 	AnyAuthor bool
+	// Audit, for a deletion, is the audit event written in the same write:
+	// the deletion then takes only a message that is not the actor's own
+	// (an admin's deletion of another's message is audited).
+	Audit *chat.AuditEvent
 	// Now is when the change is made.
 	Now time.Time
 }
@@ -65,10 +69,11 @@ type Store interface {
 	// c.Actor; no content, no translations) in one conditional write that
 	// holds when the message exists in the channel and in c.Actor's
 	// workspace, is not deleted, and was posted by c.Actor or c.AnyAuthor
-	// is set. Results as EditMessage. Errors: EUnavailable.
+	// is set. With c.Audit, the write also puts the audit event, atomically,
+	// and holds only for a message not posted by c.Actor. Results as
+	// EditMessage (old is the zero Message after an audited write).
+	// Errors: EUnavailable.
 	DeleteMessage(ctx context.Context, c Change) (old chat.Message, applied, found bool, err error)
-	// Audit writes ev to the workspace's audit trail. Errors: EUnavailable.
-	Audit(ctx context.Context, ev chat.AuditEvent) error
 }
 
 // Service edits and deletes messages.
@@ -175,8 +180,17 @@ func (s *Service) Delete(ctx context.Context, actor Actor, channelID, messageID 
 		return ErrNotFound()
 	}
 	c := Change{ChannelID: channelID, MessageID: messageID, Actor: actor, AnyAuthor: actor.Admin}
+	audited := actor.Admin
 	for race := 0; ; race++ {
 		c.Now = s.Now().UTC()
+		c.Audit = nil
+		if audited {
+			// An admin's deletion of another's message is audited in the
+			// same write, so that the one is never without the other.
+			c.Audit = &chat.AuditEvent{ID: s.IDs.New(c.Now), WorkspaceID: actor.WorkspaceID, ActorType: actor.Type,
+				ActorID: actor.ID, Action: ActionMessageDeleted, TargetType: "message", TargetID: messageID,
+				Changes: []string{}, CreatedAt: c.Now, ExpiresAt: c.Now.Add(chat.AuditRetention)}
+		}
 		old, applied, found, err := s.Store.DeleteMessage(ctx, c)
 		if err != nil {
 			return err
@@ -184,12 +198,12 @@ func (s *Service) Delete(ctx context.Context, actor Actor, channelID, messageID 
 		if applied {
 			// The stored translations go off the request path: the
 			// deletion's stream record has the outbox relay remove them.
-			if isAuthor(actor, old) {
-				return nil
-			}
-			return s.Store.Audit(ctx, chat.AuditEvent{ID: s.IDs.New(c.Now), WorkspaceID: actor.WorkspaceID, ActorType: actor.Type,
-				ActorID: actor.ID, Action: ActionMessageDeleted, TargetType: "message", TargetID: old.ID,
-				Changes: []string{}, CreatedAt: c.Now, ExpiresAt: c.Now.Add(chat.AuditRetention)})
+			return nil
+		}
+		if audited && found && isAuthor(actor, old) && !old.Deleted() {
+			// The admin's own message: deleted without an audit event.
+			audited = false
+			continue
 		}
 		err = refusal(actor, old, found, true, 0)
 		if chat.IsCode(err, chat.EMessageDeleted) {

@@ -35,7 +35,8 @@ const (
 	// is HTML-escaped.
 	Placeholders Form = iota
 	// HTML marks each span <span translate="no" id="pN">…</span>, Amazon
-	// Translate's documented do-not-translate form (ContentType text/html).
+	// Translate's documented do-not-translate form (TranslateText reads
+	// HTML in its Text).
 	// The text is HTML-escaped.
 	HTML
 )

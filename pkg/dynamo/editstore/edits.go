@@ -87,12 +87,56 @@ func (s *Store) DeleteMessage(ctx context.Context, c edits.Change) (chat.Message
 	}
 	values := map[string]types.AttributeValue{":now": dynamo.Str(c.Now.Format(time.RFC3339Nano)), ":by": by, ":ob": dynamo.Str(dynamo.OutboxDeleted)}
 	cond := ownerCond(c, names, values)
+	key := dynamo.Key(dynamo.ChanPK(c.ChannelID), dynamo.MessageSK(c.MessageID))
+	update := "SET #del = :now, #by = :by, #ob = :ob REMOVE #c, #tl, #ta, #pa, #ps, #pd"
+	if c.Audit != nil {
+		return s.auditedDelete(ctx, c, key, cond, update, names, values)
+	}
 	return s.conditionalUpdate(ctx, "delete message "+c.MessageID, &dynamodb.UpdateItemInput{
-		TableName: &s.Name, Key: dynamo.Key(dynamo.ChanPK(c.ChannelID), dynamo.MessageSK(c.MessageID)),
+		TableName: &s.Name, Key: key,
 		ConditionExpression:      aws.String(cond),
-		UpdateExpression:         aws.String("SET #del = :now, #by = :by, #ob = :ob REMOVE #c, #tl, #ta, #pa, #ps, #pd"),
+		UpdateExpression:         aws.String(update),
 		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	})
+}
+
+// auditedDelete is DeleteMessage with c.Audit: one TransactWriteItems of
+// the message's UpdateItem, on the further condition that the message is
+// not c.Actor's own, and the audit event's Put (dynamo.Transact retries a
+// collision with the translation function's save). When the condition
+// fails, the message as it is comes with the cancellation (ALL_OLD).
+func (s *Store) auditedDelete(ctx context.Context, c edits.Change, key map[string]types.AttributeValue, cond, update string,
+	names map[string]string, values map[string]types.AttributeValue) (chat.Message, bool, bool, error) {
+	names["#au"], names["#at"], names["#aid"] = "author", "type", "id"
+	values[":at"], values[":aid"] = dynamo.Str(c.Actor.Type), dynamo.Str(c.Actor.ID)
+	cond += " AND NOT (#au.#at = :at AND #au.#aid = :aid)"
+	op := "delete message " + c.MessageID + " (audited)"
+	reasons, err := s.Transact(ctx, op, []types.TransactWriteItem{
+		{Update: &types.Update{TableName: &s.Name, Key: key, ConditionExpression: aws.String(cond), UpdateExpression: aws.String(update),
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}},
+		dynamo.AuditPut(s.Name, *c.Audit),
+	})
+	if err != nil {
+		return chat.Message{}, false, false, err
+	}
+	if reasons == nil {
+		return chat.Message{}, true, true, nil
+	}
+	if !dynamo.ConditionFailed(reasons, 0) {
+		return chat.Message{}, false, false, chat.Unavailable(fmt.Errorf("dynamo: %s: cancelled (%s)", op, dynamo.ReasonCodes(reasons)))
+	}
+	// The cancellation carries the item as it is (ALL_OLD); none when
+	// there is no such message.
+	item := reasons[0].Item
+	if len(item) == 0 {
+		return chat.Message{}, false, false, nil
+	}
+	var it dynamo.MessageItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return chat.Message{}, false, false, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
+	}
+	return it.Message(), false, true, nil
 }
 
 // conditionalUpdate runs in and returns the item as it was before, whether
@@ -125,12 +169,4 @@ func (s *Store) conditionalUpdate(ctx context.Context, op string, in *dynamodb.U
 		return chat.Message{}, false, false, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
 	}
 	return it.Message(), applied, true, nil
-}
-
-// Audit implements edits.Store with one PutItem of the audit event.
-// Errors: EUnavailable.
-func (s *Store) Audit(ctx context.Context, ev chat.AuditEvent) error {
-	put := dynamo.AuditPut(s.Name, ev)
-	_, err := s.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.Name, Item: put.Put.Item})
-	return dynamo.Fail("audit "+ev.Action+" "+ev.TargetID, err)
 }
