@@ -85,3 +85,36 @@ func TestRealtimeChange(t *testing.T) {
 		t.Fatalf("a connection insert is a change")
 	}
 }
+
+// TestHoldEndsWithItsPendingTime: a connection whose subscribe is reading
+// its backfill holds pushes until its Ready, or until its pending time
+// has passed: a subscribe that died before Ready (its function timed out)
+// does not keep the connection's pushes held for the rest of its life.
+func TestHoldEndsWithItsPendingTime(t *testing.T) {
+	st := stacktest.New(t)
+	store := storetest.New(dynamodb.NewFromConfig(st.AWS), st.Table)
+	ctx := context.Background()
+	ids := chat.NewIDs()
+	now := time.Now().UTC()
+	ch := ids.New(now)
+	for _, tc := range []struct {
+		id      string
+		until   time.Time
+		pending bool
+		want    bool
+	}{
+		{"fresh0=", now.Add(realtime.MaxPending), true, true},
+		{"dead00=", now.Add(-time.Second), true, false},
+		{"ready0=", time.Time{}, false, false},
+	} {
+		c := realtime.Connection{ID: tc.id, ChannelID: ch, Kind: realtime.KindMember, SubjectID: ids.New(now), Language: "en",
+			ExpiresAt: now.Add(time.Hour), Pending: tc.pending, PendingUntil: tc.until}
+		if err := store.Conns.PutConnection(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		held, _, err := store.Conns.Hold(ctx, ch, tc.id, ids.New(now))
+		if err != nil || held != tc.want {
+			t.Errorf("%s: held %v, %v; want %v", tc.id, held, err, tc.want)
+		}
+	}
+}

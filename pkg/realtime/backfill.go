@@ -51,8 +51,12 @@ const RecentWindow = time.Minute
 // for the changed messages when there are any (and their translations),
 // one UpdateItem (Ready); only when a message landed or changed during the
 // backfill, one BatchGetItem more for it (and one for its translation).
+// MaxPending is how long a subscribe's backfill may hold pushes: far more
+// than the realtime function's 10 s timeout, within which it sends Ready.
+const MaxPending = 30 * time.Second
+
 func (s *Subscriber) backfill(ctx context.Context, c Connection, since string) (Subscribed, error) {
-	c.Pending = true
+	c.Pending, c.PendingUntil = true, s.Now().UTC().Add(MaxPending)
 	if err := s.Store.PutConnection(ctx, c); err != nil {
 		return Subscribed{}, err
 	}

@@ -81,6 +81,10 @@ type Connection struct {
 	// Pending is set while its subscribe's backfill is read and sent: a
 	// push holds the message for the subscribe to send instead (Holder).
 	Pending bool
+	// PendingUntil ends Pending: a subscribe that died before its Ready
+	// (its function timed out) would otherwise have every push held for
+	// the connection's whole life. After it, pushes are sent as usual.
+	PendingUntil time.Time
 	// Access is what the store read, in the same Query, about the
 	// connection's right to read its channel now; nil when the store read
 	// none (a test's fake), which Entitled takes as entitled.

@@ -65,6 +65,7 @@ type connectionItem struct {
 	Token        string    `dynamodbav:"token,omitempty"`
 	Backfilled   []string  `dynamodbav:"backfilled,stringset,omitempty"`
 	Pending      bool      `dynamodbav:"pending,omitempty"`
+	PendingUntil int64     `dynamodbav:"pending_until,omitempty"` // unix ms
 	Held         []string  `dynamodbav:"held,stringset,omitempty"`
 	ExpiresAt    time.Time `dynamodbav:"expires_at"`
 	ExpiresEpoch int64     `dynamodbav:"ttl"`
@@ -86,6 +87,9 @@ func (s *Store) PutConnection(ctx context.Context, c realtime.Connection) error 
 		PK: dynamo.ChanPK(c.ChannelID), SK: connSK(c.ID), ID: c.ID, WorkspaceID: c.WorkspaceID, ChannelID: c.ChannelID,
 		Kind: c.Kind, SubjectID: c.SubjectID, RoomID: c.RoomID, Language: c.Language, Name: c.Name, Token: c.Token,
 		Pending: c.Pending, ExpiresAt: c.ExpiresAt.UTC(), ExpiresEpoch: dynamo.Epoch(c.ExpiresAt),
+	}
+	if c.Pending && !c.PendingUntil.IsZero() {
+		it.PendingUntil = c.PendingUntil.UnixMilli()
 	}
 	var reqs []types.WriteRequest
 	for _, k := range [][2]string{{it.PK, it.SK}, {connLookupPK(c.ID), dynamo.MetaSK}} {
@@ -196,16 +200,19 @@ func (s *Store) Ready(ctx context.Context, channelID, connectionID string, sent 
 }
 
 // Hold implements realtime.Holder with one UpdateItem of the connection's
-// item: ADD held, on condition that it is pending. When it is not, the
+// item: ADD held, on condition that it is pending and its pending_until
+// (Connection.PendingUntil) has not passed. When it is not, the
 // condition's failure returns the item (ALL_OLD), whose backfilled ids are
-// returned.
+// returned: a subscribe that died before Ready holds nothing after its
+// time.
 func (s *Store) Hold(ctx context.Context, channelID, connectionID, messageID string) (bool, []string, error) {
 	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                           &s.Name,
-		Key:                                 dynamo.Key(dynamo.ChanPK(channelID), connSK(connectionID)),
-		UpdateExpression:                    aws.String("ADD held :id"),
-		ConditionExpression:                 aws.String("attribute_exists(pending)"),
-		ExpressionAttributeValues:           map[string]types.AttributeValue{":id": &types.AttributeValueMemberSS{Value: []string{messageID}}},
+		TableName:           &s.Name,
+		Key:                 dynamo.Key(dynamo.ChanPK(channelID), connSK(connectionID)),
+		UpdateExpression:    aws.String("ADD held :id"),
+		ConditionExpression: aws.String("attribute_exists(pending) AND (attribute_not_exists(pending_until) OR pending_until > :now)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":id": &types.AttributeValueMemberSS{Value: []string{messageID}},
+			":now": dynamo.Num(time.Now().UnixMilli())},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	})
 	var ccf *types.ConditionalCheckFailedException
