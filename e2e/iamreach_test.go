@@ -275,9 +275,9 @@ var wiredOut = map[string]struct {
 	functions []string
 	why       string
 }{
-	"github.com/chatbridge/chat/pkg/dynamo/editstore.(*Store).Audit": {
+	"github.com/chatbridge/chat/pkg/dynamo/editstore.(*Store).auditedDelete": {
 		[]string{"EditWebhookMessageFunction", "DeleteWebhookMessageFunction", "DeleteGuestMessageFunction"},
-		"edits.Service audits only an admin member's deletion of another's message; a guest or a webhook is never one"},
+		"edits.Service audits only an admin member's deletion of another's message (in the deletion's transaction); a guest or a webhook is never one"},
 	"github.com/chatbridge/chat/pkg/dynamo/deliverystore.(*Store).MarkSlow": {
 		[]string{"TestOutboundWebhookFunction", "TestSupportWebhookFunction"},
 		"the test endpoint's Deliverer has no Marker (integratorsapi): a test is one attempt, never moved to the slow lane"},

@@ -9,34 +9,30 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// maxConflictAttempts bounds the attempts of a write that meets a
+// MaxConflictAttempts bounds the attempts of a write that meets a
 // transaction in flight on its item.
-const maxConflictAttempts = 6
+const MaxConflictAttempts = 6
 
-// RetryConflict runs write until it does not answer
-// TransactionConflictException, at most maxConflictAttempts times, waiting
-// a jittered, doubling pause between attempts (about 10 ms, then 20, 40…:
-// under a second in all). DynamoDB refuses a PutItem, UpdateItem or
-// DeleteItem of an item that a TransactWriteItems is writing, and the SDK
-// does not retry that refusal: a message's edit meeting its translation
-// save would fail though nothing is wrong. The last error is returned as
-// it came.
-func RetryConflict(ctx context.Context, write func() error) error {
-	var err error
-	for attempt := 0; attempt < maxConflictAttempts; attempt++ {
-		if attempt > 0 {
-			pause := time.Duration(10<<(attempt-1))*time.Millisecond + time.Duration(rand.IntN(10))*time.Millisecond
-			select {
-			case <-ctx.Done():
-				return err
-			case <-time.After(pause):
-			}
-		}
-		err = write()
-		var conflict *types.TransactionConflictException
-		if !errors.As(err, &conflict) {
-			return err
-		}
+// AgainAfterConflict reports whether a single-item write should be made
+// again: its error is a TransactionConflictException and attempt (0 for
+// the first) is not the last of MaxConflictAttempts. It then waits a
+// jittered, doubling pause (about 10 ms, then 20, 40…: under a second in
+// all) before it answers true; false at once when ctx ends. DynamoDB
+// refuses a PutItem, UpdateItem or DeleteItem of an item that a
+// TransactWriteItems is writing, and the SDK does not retry that refusal:
+// a message's edit meeting its translation save would fail though nothing
+// is wrong. The caller's loop makes the call itself, so the call's site is
+// the caller.
+func AgainAfterConflict(ctx context.Context, err error, attempt int) bool {
+	var conflict *types.TransactionConflictException
+	if !errors.As(err, &conflict) || attempt+1 >= MaxConflictAttempts {
+		return false
 	}
-	return err
+	pause := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(10))*time.Millisecond
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(pause):
+		return true
+	}
 }

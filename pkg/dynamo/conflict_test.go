@@ -10,9 +10,9 @@ import (
 	"github.com/chatbridge/chat/pkg/dynamo"
 )
 
-// TestRetryConflict: a write refused for a transaction in flight goes
-// again, at most six times; any other answer ends it at once.
-func TestRetryConflict(t *testing.T) {
+// TestAgainAfterConflict: a write refused for a transaction in flight goes
+// again, at most six attempts in all; any other answer ends it at once.
+func TestAgainAfterConflict(t *testing.T) {
 	conflict := &types.TransactionConflictException{}
 	other := errors.New("condition failed")
 	for _, tc := range []struct {
@@ -27,10 +27,14 @@ func TestRetryConflict(t *testing.T) {
 		{"six conflicts", []error{conflict, conflict, conflict, conflict, conflict, conflict, nil}, 6, conflict},
 	} {
 		calls := 0
-		err := dynamo.RetryConflict(context.Background(), func() error {
+		var err error
+		for attempt := 0; ; attempt++ {
 			calls++
-			return tc.answers[calls-1]
-		})
+			err = tc.answers[calls-1]
+			if !dynamo.AgainAfterConflict(context.Background(), err, attempt) {
+				break
+			}
+		}
 		if calls != tc.calls || !errors.Is(err, tc.want) && err != tc.want {
 			t.Errorf("%s: %d calls, %v; want %d, %v", tc.name, calls, err, tc.calls, tc.want)
 		}

@@ -142,15 +142,18 @@ func (s *Store) auditedDelete(ctx context.Context, c edits.Change, key map[strin
 // conditionalUpdate runs in and returns the item as it was before, whether
 // in's write happened, and whether the item exists. A write that meets the
 // translation function's save of the message (a transaction on the item)
-// goes again (dynamo.RetryConflict).
+// goes again (dynamo.AgainAfterConflict).
 func (s *Store) conditionalUpdate(ctx context.Context, op string, in *dynamodb.UpdateItemInput) (chat.Message, bool, bool, error) {
 	in.ReturnValues = types.ReturnValueAllOld
 	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	var out *dynamodb.UpdateItemOutput
-	err := dynamo.RetryConflict(ctx, func() (err error) {
+	var err error
+	for attempt := 0; ; attempt++ {
 		out, err = s.Client.UpdateItem(ctx, in)
-		return err
-	})
+		if !dynamo.AgainAfterConflict(ctx, err, attempt) {
+			break
+		}
+	}
 	item, applied := map[string]types.AttributeValue(nil), err == nil
 	var ccf *types.ConditionalCheckFailedException
 	switch {
