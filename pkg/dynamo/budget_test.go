@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/pkg/chat"
 )
 
@@ -72,20 +73,28 @@ func TestSpendTranslationChars(t *testing.T) {
 		}
 	}
 	for day, want := range map[string]string{"2026-11-22": "100", "2026-11-23": "100"} {
-		out, err := st.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.Table, ConsistentRead: aws.Bool(true),
-			Key: map[string]types.AttributeValue{
-				"pk": &types.AttributeValueMemberS{Value: "TRBUDGET#" + ws + "#" + day},
-				"sk": &types.AttributeValueMemberS{Value: "#META"}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n, _ := out.Item["chars"].(*types.AttributeValueMemberN); n == nil || n.Value != want {
-			t.Fatalf("counter of %s: got %v, want chars %s", day, out.Item["chars"], want)
+		item := budgetCounter(t, st, ws, day)
+		if n, _ := item["chars"].(*types.AttributeValueMemberN); n == nil || n.Value != want {
+			t.Fatalf("counter of %s: got %v, want chars %s", day, item["chars"], want)
 		}
 		dayStart, _ := time.Parse(time.DateOnly, day)
 		wantTTL := dayStart.Add(48 * time.Hour).Unix()
-		if n, _ := out.Item["ttl"].(*types.AttributeValueMemberN); n == nil || n.Value != strconv.FormatInt(wantTTL, 10) {
-			t.Fatalf("counter of %s: ttl %v, want %d (a day after the day ends)", day, out.Item["ttl"], wantTTL)
+		if n, _ := item["ttl"].(*types.AttributeValueMemberN); n == nil || n.Value != strconv.FormatInt(wantTTL, 10) {
+			t.Fatalf("counter of %s: ttl %v, want %d (a day after the day ends)", day, item["ttl"], wantTTL)
 		}
 	}
+}
+
+// budgetCounter reads workspace ws's counter of translated characters of
+// day (2006-01-02), consistently; nil when there is none.
+func budgetCounter(t *testing.T, st *stacktest.Stack, ws, day string) map[string]types.AttributeValue {
+	t.Helper()
+	out, err := st.DB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: &st.Table, ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "TRBUDGET#" + ws + "#" + day},
+			"sk": &types.AttributeValueMemberS{Value: "#META"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Item
 }

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/chatbridge/chat/pkg/translation"
@@ -29,14 +27,7 @@ func TestSpendTranslationCharsOnce(t *testing.T) {
 	day := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	spent := func() string {
 		t.Helper()
-		out, err := st.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.Table, ConsistentRead: aws.Bool(true),
-			Key: map[string]types.AttributeValue{
-				"pk": &types.AttributeValueMemberS{Value: "TRBUDGET#" + ws + "#2026-11-22"},
-				"sk": &types.AttributeValueMemberS{Value: "#META"}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if v, ok := out.Item["chars"].(*types.AttributeValueMemberN); ok {
+		if v, ok := budgetCounter(t, st, ws, "2026-11-22")["chars"].(*types.AttributeValueMemberN); ok {
 			return v.Value
 		}
 		return "0"
@@ -94,12 +85,8 @@ func TestSpendTranslationCharsOnce(t *testing.T) {
 			t.Fatalf("concurrent spend: %v", err)
 		}
 	}
-	out, err := st.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: &st.Table, ConsistentRead: aws.Bool(true),
-		Key: map[string]types.AttributeValue{
-			"pk": &types.AttributeValueMemberS{Value: "TRBUDGET#" + ws + "#2026-11-23"},
-			"sk": &types.AttributeValueMemberS{Value: "#META"}}})
-	if err != nil || out.Item["chars"].(*types.AttributeValueMemberN).Value != "30" {
-		t.Fatalf("after 20 concurrent spends of one revision: %v, %v; want 30 spent", out.Item["chars"], err)
+	if v, ok := budgetCounter(t, st, ws, "2026-11-23")["chars"].(*types.AttributeValueMemberN); !ok || v.Value != "30" {
+		t.Fatalf("after 20 concurrent spends of one revision: %v; want 30 spent", v)
 	}
 }
 
