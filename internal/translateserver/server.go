@@ -172,6 +172,7 @@ var (
 	tagRE    = regexp.MustCompile(`<[^<>]*>`)
 	noRE     = regexp.MustCompile(`(?i)^<\s*([a-z][a-z0-9]*)\b[^>]*\btranslate\s*=\s*["']?no\b`)
 	closeRE  = regexp.MustCompile(`^<\s*/\s*([a-zA-Z][a-zA-Z0-9]*)`)
+	openRE   = regexp.MustCompile(`^<\s*([a-zA-Z][a-zA-Z0-9]*)\b`)
 	spacesRE = regexp.MustCompile(`\s+$`)
 )
 
@@ -222,7 +223,7 @@ func nodes(text string) []node {
 						end = l[1]
 						break
 					}
-				} else if o := regexp.MustCompile(`(?i)^<\s*` + name + `\b`).MatchString(t); o && !strings.HasSuffix(t, "/>") {
+				} else if o := openRE.FindStringSubmatch(t); o != nil && strings.ToLower(o[1]) == name && !strings.HasSuffix(t, "/>") {
 					depth++
 				}
 			}

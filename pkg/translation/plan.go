@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -293,7 +294,7 @@ func (p *plan) detect(doc *protect.Document, tags []string) {
 	cands := candidates(p.job.SourceLanguage, tags)
 	p.candidates = cands
 	if l, ok := p.svc.Detector.Detect(all.String(), cands); ok {
-		p.language, p.detected = l, true
+		p.language = l
 	}
 }
 
@@ -340,7 +341,7 @@ func (p *plan) targets(ctx context.Context, doc *protect.Document, tags []string
 			continue
 		}
 		unitLang[k] = p.unitLanguage(doc.UnitText(k))
-		if !contains(langs, unitLang[k]) {
+		if !slices.Contains(langs, unitLang[k]) {
 			langs = append(langs, unitLang[k])
 		}
 	}
@@ -435,15 +436,6 @@ func lookupFold(m map[string]string, key string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // recall asks the memory for every distinct unit to send.
