@@ -337,8 +337,6 @@ func TestInboundCallsAllowedByItsPolicy(t *testing.T) {
 		msg    = "dynamodb:PutItem CHAN#"
 		lookup = "dynamodb:GetItem IWH#"
 		wsRead = "dynamodb:Query WS#"
-		// The accept transaction checks the webhook's version.
-		version = "dynamodb:ConditionCheckItem IWH#"
 	)
 	key := map[string]string{"Idempotency-Key": "k-1"}
 	policy := inlinePolicy(t, "InboundWebhookFunction")
@@ -348,20 +346,20 @@ func TestInboundCallsAllowedByItsPolicy(t *testing.T) {
 		status int
 		want   []string
 	}{
-		{"cold: accepted, static", static(`{"content":"a"}`, nil), 202, []string{version, lookup, wsRead, quota, msg, log}},
-		{"cold: accepted, signed, with key", signed(`{"content":"b"}`, now, key), 202, []string{version, lookup, wsRead, quota, sig, idem, msg, log}},
-		{"accepted, static, with key", static(`{"content":"c"}`, key), 202, []string{version, quota, idem, msg, log}},
-		{"replay, static", static(`{"content":"c"}`, key), 202, []string{version, quota, idem, msg, log, log}},
-		{"replay, signed anew", signed(`{"content":"b"}`, now+1, key), 202, []string{version, quota, sig, idem, msg, log, sig, log}},
-		{"reused key", static(`{"content":"other"}`, key), 422, []string{version, quota, idem, msg, log, log}},
-		{"replayed signature", signed(`{"content":"b"}`, now, nil), 401, []string{version, quota, sig, msg, log, log}},
-		{"replayed signature, bad media type", signed(`{"content":"b"}`, now, map[string]string{"Content-Type": "text/plain"}), 401, []string{quota, check, log, log}},
+		{"cold: accepted, static", static(`{"content":"a"}`, nil), 202, []string{lookup, wsRead, quota, msg, log}},
+		{"cold: accepted, signed, with key", signed(`{"content":"b"}`, now, key), 202, []string{lookup, wsRead, quota, sig, idem, msg, log}},
+		{"accepted, static, with key", static(`{"content":"c"}`, key), 202, []string{lookup, quota, idem, msg, log}},
+		{"replay, static", static(`{"content":"c"}`, key), 202, []string{lookup, quota, idem, msg, log, log}},
+		{"replay, signed anew", signed(`{"content":"b"}`, now+1, key), 202, []string{lookup, quota, sig, idem, msg, log, sig, log}},
+		{"reused key", static(`{"content":"other"}`, key), 422, []string{lookup, quota, idem, msg, log, log}},
+		{"replayed signature", signed(`{"content":"b"}`, now, nil), 401, []string{lookup, quota, sig, msg, log, log}},
+		{"replayed signature, bad media type", signed(`{"content":"b"}`, now, map[string]string{"Content-Type": "text/plain"}), 401, []string{lookup, quota, check, log, log}},
 		{"rejected, bad secret", static(`{"content":"d"}`, map[string]string{"X-Service-Webhook-Secret": "bad"}), 401, []string{quota, lookup, log}},
-		{"rejected, invalid body, static", static(`{"content":""}`, nil), 422, []string{quota, log}},
-		{"rejected, invalid body, signed", signed(`{"content":""}`, now, nil), 422, []string{quota, check, log}},
-		{"rejected, invalid key, signed", signed(`{"content":"e"}`, now, map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}), 400, []string{quota, check, log}},
-		{"rejected, bad signature", func() int { return send(w.signed.ID, `{}`, map[string]string{"X-Service-Signature": "t=1,v1=00"}) }, 401, []string{quota, log}},
-		{"rejected, too large", static(`{"content":"`+strings.Repeat("a", 64<<10)+`"}`, nil), 413, []string{quota, log}},
+		{"rejected, invalid body, static", static(`{"content":""}`, nil), 422, []string{lookup, quota, log}},
+		{"rejected, invalid body, signed", signed(`{"content":""}`, now, nil), 422, []string{lookup, quota, check, log}},
+		{"rejected, invalid key, signed", signed(`{"content":"e"}`, now, map[string]string{"Idempotency-Key": strings.Repeat("k", 256)}), 400, []string{lookup, quota, check, log}},
+		{"rejected, bad signature", func() int { return send(w.signed.ID, `{}`, map[string]string{"X-Service-Signature": "t=1,v1=00"}) }, 401, []string{lookup, quota, log}},
+		{"rejected, too large", static(`{"content":"`+strings.Repeat("a", 64<<10)+`"}`, nil), 413, []string{lookup, quota, log}},
 	} {
 		rec.take()
 		if got := c.send(); got != c.status {

@@ -360,7 +360,8 @@ func TestRequestLogAccess(t *testing.T) {
 
 func TestInboundCallBudgets(t *testing.T) {
 	w := newWorld(t, 600)
-	// Warm the webhook cache.
+	// Warm the cache of the workspace: each request then reads only its
+	// webhook's settings (one GetItem) before the calls of its outcome.
 	w.postStatic(t, `{"content":"warm"}`, nil)
 	w.do(t, "POST", w.postPath(w.signed.ID), `{"content":"warm"}`, w.signedHeaders(`{"content":"warm"}`, time.Now().Unix(), nil))
 	signed := func(body, key string, ts int64) func() *httptest.ResponseRecorder {
@@ -379,31 +380,29 @@ func TestInboundCallBudgets(t *testing.T) {
 		want  int
 		state int
 	}{
-		{"accepted, static", func() *httptest.ResponseRecorder { return w.postStatic(t, `{"content":"a"}`, nil) }, 2, 202},
+		{"accepted, static", func() *httptest.ResponseRecorder { return w.postStatic(t, `{"content":"a"}`, nil) }, 3, 202},
 		{"accepted, static, with key", func() *httptest.ResponseRecorder {
 			return w.postStatic(t, `{"content":"b"}`, map[string]string{"Idempotency-Key": "k-b"})
-		}, 2, 202},
-		{"accepted, signed", signed(`{"content":"c0"}`, "", now), 2, 202},
-		{"accepted, signed, with key", signed(`{"content":"c"}`, "k-c", now), 2, 202},
+		}, 3, 202},
+		{"accepted, signed", signed(`{"content":"c0"}`, "", now), 3, 202},
+		{"accepted, signed, with key", signed(`{"content":"c"}`, "k-c", now), 3, 202},
 		{"replay, static", func() *httptest.ResponseRecorder {
 			return w.postStatic(t, `{"content":"b"}`, map[string]string{"Idempotency-Key": "k-b"})
-		}, 3, 202},
-		{"replay, signed anew", signed(`{"content":"c"}`, "k-c", now+1), 3, 202},
+		}, 4, 202},
+		{"replay, signed anew", signed(`{"content":"c"}`, "k-c", now+1), 4, 202},
 		{"reused key", func() *httptest.ResponseRecorder {
 			return w.postStatic(t, `{"content":"other"}`, map[string]string{"Idempotency-Key": "k-b"})
-		}, 3, 422},
-		{"replayed signature", signed(`{"content":"c0"}`, "", now), 3, 401},
-		// A secret the cached settings refuse is judged again on the
-		// stored ones (one GetItem): it may be one rotated in meanwhile.
+		}, 4, 422},
+		{"replayed signature", signed(`{"content":"c0"}`, "", now), 4, 401},
 		{"rejected, bad secret", func() *httptest.ResponseRecorder {
 			return w.postStatic(t, `{"content":"d"}`, map[string]string{"X-Service-Webhook-Secret": "bad"})
 		}, 3, 401},
-		{"rejected, invalid body", func() *httptest.ResponseRecorder { return w.postStatic(t, `{"content":""}`, nil) }, 2, 422},
-		{"rejected, invalid body, signed", signed(`{"content":""}`, "", now), 2, 422},
-		{"rejected, invalid key, signed", signed(`{"content":"e"}`, strings.Repeat("k", 256), now), 2, 400},
+		{"rejected, invalid body", func() *httptest.ResponseRecorder { return w.postStatic(t, `{"content":""}`, nil) }, 3, 422},
+		{"rejected, invalid body, signed", signed(`{"content":""}`, "", now), 3, 422},
+		{"rejected, invalid key, signed", signed(`{"content":"e"}`, strings.Repeat("k", 256), now), 3, 400},
 		{"rejected, bad signature", func() *httptest.ResponseRecorder {
 			return w.do(t, "POST", w.postPath(w.signed.ID), `{}`, map[string]string{signature.Header: "t=1,v1=00"})
-		}, 2, 401},
+		}, 3, 401},
 	} {
 		w.st.Calls.Reset()
 		rec := c.send()
@@ -505,8 +504,8 @@ func TestKeyInUseWhileItsTransactionIsInFlight(t *testing.T) {
 	}
 	// The injector answers before the call is counted: the retry is the
 	// one transaction counted.
-	if calls := w.st.Calls.Calls(); len(calls) != 2 || calls[1] != "DynamoDB.TransactWriteItems" {
-		t.Fatalf("calls %v, want quota and the retried transaction", calls)
+	if calls := w.st.Calls.Calls(); len(calls) != 3 || calls[2] != "DynamoDB.TransactWriteItems" {
+		t.Fatalf("calls %v, want the settings, quota and the retried transaction", calls)
 	}
 	w.st.Faults.FailWith("DynamoDB.TransactWriteItems", 0, 5, stacktest.TransactionConflict(3, 0))
 	rec := w.postStatic(t, `{"content":"twice"}`, map[string]string{"Idempotency-Key": "busy-2"})

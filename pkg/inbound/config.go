@@ -28,11 +28,9 @@ type ConfigSource interface {
 }
 
 // Cache keeps webhook configurations in memory for TTL, and unknown ids for
-// NegativeTTL, so that a warm function spends no call on them. It never
-// decides alone: an acceptance checks in its own transaction that the
-// webhook is still the version it was judged on, and a refusal the
-// settings could have caused re-reads them (Refresh) first, so a change
-// applies to the next request (see settings.go).
+// NegativeTTL, so that a warm function reads only the webhook's own
+// settings (Refresh, one consistent GetItem) and not its workspace and
+// channels again (see settings.go).
 type Cache struct {
 	Source      ConfigSource
 	TTL         time.Duration
@@ -69,11 +67,6 @@ func (c *Cache) WebhookConfig(ctx context.Context, id string) (Config, error) {
 	case err != nil:
 		return Config{}, err // never cache a failure of the store
 	}
-	c.mu.Lock()
-	if c.entries == nil || len(c.entries) >= maxCacheEntries {
-		c.entries = map[string]cacheEntry{}
-	}
-	c.entries[id] = cacheEntry{cfg: cfg, err: err, expires: now.Add(ttl)}
-	c.mu.Unlock()
+	c.put(id, cacheEntry{cfg: cfg, err: err, expires: now.Add(ttl)})
 	return cfg, err
 }

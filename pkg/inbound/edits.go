@@ -2,7 +2,6 @@ package inbound
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -25,14 +24,13 @@ type MessageEditor interface {
 // Idempotency-Key's record.
 type ChangeLogger interface {
 	// Admit writes rec before the change it logs is applied, in one
-	// transaction with sig's use (as Store.Log), key's claim in progress
-	// when key is set, and a check that webhook judged still holds the
-	// settings the change was judged on: outcomes Written, SettingsChanged,
-	// SignatureUsed, KeyHeld (a live record holds the key; returned), in
-	// that precedence, nothing written but for Written. Errors:
+	// transaction with sig's use (as Store.Log) and key's claim in progress
+	// when key is set: outcomes Written, SignatureUsed, KeyHeld (a live
+	// record holds the key; returned), in that precedence, nothing written
+	// but for Written. Errors:
 	// EIdempotencyKeyInUse (key set) when the transaction kept colliding
 	// with another one; EUnavailable.
-	Admit(ctx context.Context, rec chat.RequestLog, sig *SignatureUse, judged chat.InboundWebhook, key *KeyUse, now time.Time) (Outcome, Record, error)
+	Admit(ctx context.Context, rec chat.RequestLog, sig *SignatureUse, key *KeyUse, now time.Time) (Outcome, Record, error)
 	// RewriteLog replaces record rec.ID, written by Admit before its
 	// change was refused. Errors: EUnavailable.
 	RewriteLog(ctx context.Context, rec chat.RequestLog) error
@@ -104,11 +102,9 @@ type ChangeResult struct {
 // applied idempotency_key_in_use. Only an applied change is replayed. A
 // signature already used by a request with the same key may be used again.
 //
-// The request's log record (with its signature, when signed) is written
-// before the change is applied, in one transaction that also checks the
-// webhook still holds the settings the request was judged on, so that a
-// rotated-away secret, a disabled or deleted webhook, changes nothing from
-// the moment it is stored, cached settings or not (settings.go), and a
+// The request is judged on the webhook's settings as stored when it
+// starts (settings.go). Its log record (with its signature, when signed)
+// is written before the change is applied, in one transaction, so that a
 // captured signed request replayed within the signature's window cannot
 // apply again (say, undo a later edit). A refused change's record is then
 // corrected.
@@ -125,43 +121,30 @@ func (s *Changes) Change(ctx context.Context, req Request, c Change) ChangeResul
 	if len(req.Body) > 0 || !c.Delete {
 		d.obj, d.jsonErr = jsonbody.ParseObject(req.Body)
 	}
-	for {
-		res, again := s.judge(ctx, d, c, now)
-		if !again {
-			return res
-		}
-		// Judged on settings changed meanwhile: nothing was written.
-		if d.rereads >= maxRereads {
-			return ChangeResult{Result: d.reject(ctx, chat.Unavailable(errors.New("inbound: the webhook kept changing while the change was judged")))}
-		}
-		if r, done := d.reread(ctx); done {
-			return ChangeResult{Result: r}
-		}
-	}
+	return s.judge(ctx, d, c, now)
 }
 
 // judge applies steps 4 to 6 to a change on d's settings, then admits and
-// applies it; again reports that the settings changed since they were
-// read, and nothing was written.
-func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Time) (res ChangeResult, again bool) {
+// applies it.
+func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Time) ChangeResult {
 	sig, r, ok := d.credentials(ctx, now)
 	if !ok {
-		return ChangeResult{Result: r}, false
+		return ChangeResult{Result: r}
 	}
 	d.keyRetries(sig)
 	switch {
 	case d.req.MediaTypeErr != nil && len(d.req.Body) > 0:
-		return ChangeResult{Result: d.refuse(ctx, d.req.MediaTypeErr, checkOnly(sig))}, false
+		return ChangeResult{Result: d.refuse(ctx, d.req.MediaTypeErr, checkOnly(sig))}
 	case d.jsonErr != nil:
-		return ChangeResult{Result: d.refuse(ctx, d.jsonErr, checkOnly(sig))}, false
+		return ChangeResult{Result: d.refuse(ctx, d.jsonErr, checkOnly(sig))}
 	}
 	content, channel, named, err := d.changeBody(d.obj, c.Delete)
 	if err != nil {
-		return ChangeResult{Result: d.refuse(ctx, err, checkOnly(sig))}, false
+		return ChangeResult{Result: d.refuse(ctx, err, checkOnly(sig))}
 	}
 	// Step 6, as a post's.
 	if d.req.HasKey && !chat.ValidIdempotencyKey(d.req.IdempotencyKey) {
-		return ChangeResult{Result: d.refuse(ctx, errInvalidKey(), checkOnly(sig))}, false
+		return ChangeResult{Result: d.refuse(ctx, errInvalidKey(), checkOnly(sig))}
 	}
 	status, method := http.StatusOK, http.MethodPatch
 	if c.Delete {
@@ -177,26 +160,24 @@ func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Tim
 	// the outcome expected, before applying it.
 	d.log.Status, d.log.Outcome, d.log.MessageID = status, chat.OutcomeAccepted, c.MessageID
 	d.log.DurationMS = s.Now().Sub(d.req.ReceivedAt).Milliseconds()
-	outcome, rec, err := s.Logs.Admit(context.WithoutCancel(ctx), d.log, sig, d.cfg.Webhook, key, now)
+	outcome, rec, err := s.Logs.Admit(context.WithoutCancel(ctx), d.log, sig, key, now)
 	if err != nil || outcome != Written {
 		d.log.Status, d.log.Outcome, d.log.MessageID = 0, "", ""
 	}
 	switch {
 	case chat.IsCode(err, chat.EIdempotencyKeyInUse):
 		// Nothing was written: another request's transaction holds the key.
-		return ChangeResult{Result: d.refuse(ctx, err, sig)}, false
+		return ChangeResult{Result: d.refuse(ctx, err, sig)}
 	case err != nil:
-		return ChangeResult{Result: d.reject(ctx, err)}, false
-	case outcome == SettingsChanged:
-		return ChangeResult{}, true
+		return ChangeResult{Result: d.reject(ctx, err)}
 	case outcome == SignatureUsed:
-		return ChangeResult{Result: d.reject(ctx, errReplayed())}, false
+		return ChangeResult{Result: d.reject(ctx, errReplayed())}
 	case outcome == KeyHeld:
 		res := ChangeResult{Result: d.held(ctx, rec, fp, sig, now)}
 		if res.Replayed && rec.Message != nil {
 			res.View = chat.OriginalView(*rec.Message)
 		}
-		return res, false
+		return res
 	}
 	view, err := s.apply(ctx, d, c, channel, named, content)
 	if err != nil {
@@ -213,7 +194,7 @@ func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Tim
 					"webhook_id", d.log.WebhookID, "request_log_id", d.log.ID)
 			}
 		}
-		return ChangeResult{Result: Result{Err: err, Quota: d.quota}}, false
+		return ChangeResult{Result: Result{Err: err, Quota: d.quota}}
 	}
 	if key != nil {
 		var m *chat.Message
@@ -228,7 +209,7 @@ func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Tim
 				"webhook_id", d.log.WebhookID, "request_log_id", d.log.ID)
 		}
 	}
-	return ChangeResult{Result: Result{Status: status, Quota: d.quota}, View: view}, false
+	return ChangeResult{Result: Result{Status: status, Quota: d.quota}, View: view}
 }
 
 // apply makes the change in channel. A message the request did not name

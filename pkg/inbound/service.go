@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"time"
 	"unicode/utf8"
@@ -97,25 +96,20 @@ func (s *Service) Post(ctx context.Context, req Request) Result {
 }
 
 // decide applies step 1, the webhook's lookup, to req and starts its
-// decision. A webhook disabled in a cached copy is read anew, since it may
-// have been enabled since (settings.go). Errors: ENotFound for no enabled
-// webhook; EUnavailable.
+// decision on the webhook's settings as stored now (settings.go). Errors:
+// ENotFound for no enabled webhook; EUnavailable.
 func (s *Service) decide(ctx context.Context, req Request) (*decision, error) {
 	if !chat.ValidID(req.WebhookID) {
 		return nil, errNotFound()
 	}
-	cfg, stale, err := s.config(ctx, req.WebhookID)
-	if err == nil && stale && !cfg.Webhook.Enabled && !cfg.Deleted {
-		cfg, err = s.refresh(ctx, req.WebhookID)
-		stale = false
-	}
+	cfg, err := s.config(ctx, req.WebhookID)
 	if err == nil && !cfg.Webhook.Enabled {
 		err = errNotFound()
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &decision{svc: s, req: req, cfg: cfg, stale: stale, log: chat.RequestLog{
+	return &decision{svc: s, req: req, cfg: cfg, log: chat.RequestLog{
 		ID: s.IDs.New(req.ReceivedAt), WorkspaceID: cfg.Workspace.ID, WebhookID: cfg.Webhook.ID,
 		ReceivedAt: req.ReceivedAt, AuthScheme: scheme(cfg),
 		SourceIP: req.SourceIP, UserAgent: truncate(req.UserAgent, maxUserAgent), BodyBytes: max(req.BodyBytes, len(req.Body)),
@@ -129,13 +123,9 @@ type decision struct {
 	cfg   Config
 	log   chat.RequestLog
 	quota *QuotaState
-	// obj and jsonErr are the parsed body; stale reports cfg is a copy
-	// read for an earlier request; rereads counts the settings read anew
-	// for this one (settings.go).
+	// obj and jsonErr are the parsed body.
 	obj     jsonbody.Object
 	jsonErr error
-	stale   bool
-	rereads int
 }
 
 func (d *decision) run(ctx context.Context) Result {
@@ -178,8 +168,7 @@ func (d *decision) admit(ctx context.Context, now time.Time) (Result, bool) {
 	return Result{}, true
 }
 
-// judge runs steps 4 to 7 on the decision's settings: again, after they
-// were read anew, when the acceptance found them changed.
+// judge runs steps 4 to 7 on the decision's settings.
 func (d *decision) judge(ctx context.Context, now time.Time) Result {
 	obj, jsonErr := d.obj, d.jsonErr
 	// Step 4: credentials, before the body is judged.
@@ -211,18 +200,10 @@ func (d *decision) judge(ctx context.Context, now time.Time) Result {
 }
 
 // credentials applies step 4 to the decision's settings and returns the
-// signature use to record, if any. A refusal that a cached copy of the
-// settings could have caused is judged again on the stored ones. ok is
-// false with the answer when the request stops there.
+// signature use to record, if any. ok is false with the answer when the
+// request stops there.
 func (d *decision) credentials(ctx context.Context, now time.Time) (sig *SignatureUse, res Result, ok bool) {
 	sig, err := d.authenticate(d.obj, now)
-	if err != nil && d.stale && d.settingsCould(err, d.obj) {
-		// A copy of the settings refuses it: do the stored ones?
-		if res, done := d.reread(ctx); done {
-			return nil, res, false
-		}
-		sig, err = d.authenticate(d.obj, now)
-	}
 	if err != nil {
 		return nil, d.reject(ctx, err), false
 	}
@@ -324,20 +305,9 @@ func (d *decision) accept(ctx context.Context, p post, sig *SignatureUse, now ti
 	}
 	d.log.Status, d.log.Outcome, d.log.MessageID = 202, chat.OutcomeAccepted, msg.ID
 	d.log.DurationMS = d.svc.Now().Sub(d.req.ReceivedAt).Milliseconds()
-	outcome, rec, err := d.svc.Store.Accept(ctx, Acceptance{Message: msg, Log: d.log, Key: key, Status: 202, Body: body, Signature: sig,
-		Judged: &wh}, now)
+	outcome, rec, err := d.svc.Store.Accept(ctx, Acceptance{Message: msg, Log: d.log, Key: key, Status: 202, Body: body, Signature: sig}, now)
 	d.log.Status, d.log.Outcome, d.log.MessageID = 0, "", ""
 	switch {
-	case err == nil && outcome == SettingsChanged:
-		// Judged on settings changed meanwhile: nothing was written; judge
-		// it again on the stored ones.
-		if d.rereads >= maxRereads {
-			return d.reject(ctx, chat.Unavailable(errors.New("inbound: the webhook kept changing while the request was judged")))
-		}
-		if res, done := d.reread(ctx); done {
-			return res
-		}
-		return d.judge(ctx, now)
 	case chat.IsCode(err, chat.EIdempotencyKeyInUse):
 		// Nothing was written: another request's transaction holds the key.
 		return d.refuse(ctx, err, sig)

@@ -4,20 +4,19 @@ import (
 	"context"
 
 	"github.com/chatbridge/chat/pkg/chat"
-	"github.com/chatbridge/chat/pkg/jsonbody"
 )
 
-// How cached settings stay correct (contract section 10, "Changes take
-// effect at once"): a request is judged on the cached settings, and
-//   - an acceptance carries the webhook's version (UpdatedAt) into its own
-//     transaction, which checks it (Acceptance.Judged): a request
-//     accepted with a rotated-away secret, or by a webhook changed, disabled
-//     or deleted meanwhile, writes nothing and is judged again on settings
-//     read anew (SettingsChanged);
-//   - a refusal the settings could have caused (a wrong secret or
-//     signature, a disabled webhook) re-reads the settings once before it
-//     is answered, so a new secret or a re-enabled webhook is never refused
-//     for a stale copy.
+// How settings stay correct (contract section 10, "Changes take effect at
+// once"): every request reads its webhook's own settings as stored when it
+// starts, with one consistent read (SettingsReader), and is judged on
+// them; only the workspace and its channels may come from a copy read for
+// an earlier request (Cache). A request that starts after a change's
+// response therefore sees the change, and one that started before it is
+// ordered before it. Nothing is checked again at the acceptance: a check
+// of the webhook's item inside every acceptance's transaction made the
+// webhook's concurrent posts cancel each other (DynamoDB refuses a
+// transaction that meets another one on any of its items, a ConditionCheck
+// included).
 
 // SettingsReader reads a webhook's own settings, without its workspace and
 // channels: Config.Webhook and Config.Deleted.
@@ -27,43 +26,33 @@ type SettingsReader interface {
 	InboundSettings(ctx context.Context, id string) (Config, error)
 }
 
-// Refresher is a ConfigSource that may serve a copy read before a request
-// began, and reads it anew on demand.
+// Refresher is a ConfigSource that keeps part of a configuration from an
+// earlier request and reads the webhook's settings anew for each.
 type Refresher interface {
-	// CachedConfig is WebhookConfig; hit reports that the configuration is
-	// a copy read for an earlier request.
-	CachedConfig(ctx context.Context, id string) (cfg Config, hit bool, err error)
-	// Refresh returns webhook id's configuration as stored now. Errors as
-	// WebhookConfig.
+	// Refresh returns webhook id's configuration with its settings as
+	// stored now. Errors as WebhookConfig.
 	Refresh(ctx context.Context, id string) (Config, error)
 }
 
 var _ Refresher = (*Cache)(nil)
 
-// CachedConfig implements Refresher.
-func (c *Cache) CachedConfig(ctx context.Context, id string) (Config, bool, error) {
-	now := c.Now()
-	c.mu.Lock()
-	e, ok := c.entries[id]
-	c.mu.Unlock()
-	if ok && now.Before(e.expires) {
-		return e.cfg, true, e.err
-	}
-	cfg, err := c.WebhookConfig(ctx, id)
-	return cfg, false, err
-}
-
 // Refresh implements Refresher. With a cached configuration and a Source
 // that is a SettingsReader it reads only the webhook (one call) and keeps
-// the cached workspace and channels; otherwise it reads everything.
+// the cached workspace and channels; an id cached as unknown stays unknown
+// for NegativeTTL (ids are made at creation, so an unknown id is never
+// created); otherwise it reads everything.
 func (c *Cache) Refresh(ctx context.Context, id string) (Config, error) {
+	now := c.Now()
 	c.mu.Lock()
 	e, ok := c.entries[id]
 	c.mu.Unlock()
-	now := c.Now()
+	ok = ok && now.Before(e.expires)
+	if ok && e.err != nil {
+		return Config{}, e.err
+	}
 	var cfg Config
 	var err error
-	if r, isReader := c.Source.(SettingsReader); ok && e.err == nil && isReader {
+	if r, isReader := c.Source.(SettingsReader); ok && isReader {
 		var fresh Config
 		fresh, err = r.InboundSettings(ctx, id)
 		cfg = e.cfg
@@ -71,6 +60,11 @@ func (c *Cache) Refresh(ctx context.Context, id string) (Config, error) {
 		if err == nil && fresh.Webhook.WorkspaceID != e.cfg.Workspace.ID {
 			// Never the case (a webhook keeps its workspace): read it all.
 			cfg, err = c.Source.WebhookConfig(ctx, id)
+		}
+		if err == nil {
+			// The settings are fresh, not the copy: its lifetime stays.
+			c.put(id, cacheEntry{cfg: cfg, expires: e.expires})
+			return cfg, nil
 		}
 	} else {
 		cfg, err = c.Source.WebhookConfig(ctx, id)
@@ -82,76 +76,24 @@ func (c *Cache) Refresh(ctx context.Context, id string) (Config, error) {
 	case err != nil:
 		return Config{}, err
 	}
-	c.mu.Lock()
-	if c.entries == nil || len(c.entries) >= maxCacheEntries {
-		c.entries = map[string]cacheEntry{}
-	}
-	c.entries[id] = cacheEntry{cfg: cfg, err: err, expires: now.Add(ttl)}
-	c.mu.Unlock()
+	c.put(id, cacheEntry{cfg: cfg, err: err, expires: now.Add(ttl)})
 	return cfg, err
 }
 
-// maxRereads bounds how often one request reads the settings anew: a
-// webhook changed again and again while one request is judged gets a 503
-// rather than a loop.
-const maxRereads = 3
-
-// config reads webhook id's configuration; stale reports a copy read for
-// an earlier request (a Refresher's hit).
-func (s *Service) config(ctx context.Context, id string) (cfg Config, stale bool, err error) {
-	if r, ok := s.Configs.(Refresher); ok {
-		return r.CachedConfig(ctx, id)
+// put caches e as id's entry.
+func (c *Cache) put(id string, e cacheEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil || len(c.entries) >= maxCacheEntries {
+		c.entries = map[string]cacheEntry{}
 	}
-	cfg, err = s.Configs.WebhookConfig(ctx, id)
-	return cfg, false, err
+	c.entries[id] = e
 }
 
-// refresh reads webhook id's configuration as stored now.
-func (s *Service) refresh(ctx context.Context, id string) (Config, error) {
+// config reads webhook id's configuration, its settings as stored now.
+func (s *Service) config(ctx context.Context, id string) (Config, error) {
 	if r, ok := s.Configs.(Refresher); ok {
 		return r.Refresh(ctx, id)
 	}
 	return s.Configs.WebhookConfig(ctx, id)
-}
-
-// reread reads the webhook's settings anew and makes them the decision's.
-// done reports the request was answered instead: the webhook is gone or
-// disabled, or the read failed.
-func (d *decision) reread(ctx context.Context) (res Result, done bool) {
-	d.rereads++
-	d.stale = false
-	cfg, err := d.svc.refresh(ctx, d.req.WebhookID)
-	if err == nil && !cfg.Webhook.Enabled {
-		err = errNotFound()
-	}
-	if err != nil {
-		return d.reject(ctx, err), true
-	}
-	d.cfg = cfg
-	d.log.AuthScheme = scheme(cfg)
-	return Result{}, false
-}
-
-// settingsCould reports whether a credential refusal err may come from
-// stale settings: a secret or signature that matched none of the cached
-// ones, or a request that carries the other scheme's credential. An
-// expired or malformed signature, or no credential at all, is refused
-// whatever the settings.
-func (d *decision) settingsCould(err error, obj jsonbody.Object) bool {
-	switch chat.ErrorCode(err) {
-	case chat.EInvalidSecret, chat.EInvalidSignature:
-		return true
-	case chat.EMissingSignature:
-		if d.req.HasSecretHeader {
-			return true
-		}
-		if obj != nil {
-			var v chat.Validation
-			_, ok := obj.String(&v, "secret", "secret")
-			return ok
-		}
-	case chat.EMissingCredentials:
-		return d.req.SignatureHeader != ""
-	}
-	return false
 }

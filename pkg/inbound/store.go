@@ -85,10 +85,6 @@ type Acceptance struct {
 	Body   []byte
 	// Signature, when set, is recorded, unless it was used.
 	Signature *SignatureUse
-	// Judged is the webhook as the request was judged on it; the
-	// acceptance writes nothing (SettingsChanged) when the stored webhook
-	// differs from it in any setting or its updated_at. Nil: not checked.
-	Judged *chat.InboundWebhook
 }
 
 // Outcome is the result of a conditional write.
@@ -104,17 +100,12 @@ const (
 	// KeyHeld: a live idempotency record holds the key (returned with the
 	// outcome); nothing was written.
 	KeyHeld
-	// SettingsChanged: the webhook is no longer the version the request
-	// was judged on (Acceptance.Judged); nothing was written. It
-	// takes precedence over the other outcomes.
-	SettingsChanged
 )
 
 // Store is the storage of the inbound path.
 type Store interface {
 	// Accept writes the signature use, the idempotency record, the message
-	// and its log record in one transaction, which also checks the
-	// webhook is as judged (Acceptance.Judged). A live record is completed and
+	// and its log record in one transaction. A live record is completed and
 	// not expired, or in progress and locked. SignatureUsed takes precedence
 	// over KeyHeld when both hold. Errors: EIdempotencyKeyInUse (a.Key set)
 	// when the transaction kept colliding with another one on the same

@@ -227,19 +227,10 @@ func (s *Store) sigWrite(u *inbound.SignatureUse, now time.Time) types.TransactW
 // signature use, the completed idempotency record (claimed and completed
 // at once, on condition that no live record holds the key; a failed
 // condition returns the record that holds it), the message and its log
-// record; with a.Judged, a ConditionCheck that the webhook's by-id item
-// still holds the settings judged on (SettingsChanged otherwise).
+// record. It holds no item that another request of the webhook writes or
+// checks, so a webhook's concurrent posts never cancel each other.
 func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
 	items, sigIdx, keyIdx, msgIdx := s.acceptItems(a, now)
-	verIdx := -1
-	if a.Judged != nil {
-		check, err := s.versionCheck(*a.Judged)
-		if err != nil {
-			return 0, inbound.Record{}, err
-		}
-		verIdx = len(items)
-		items = append(items, check)
-	}
 	reasons, err := s.Transact(ctx, "accept inbound message", items)
 	if chat.IsCode(err, chat.EConflict) {
 		if a.Key != nil {
@@ -258,8 +249,6 @@ func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time)
 		// sent it again: it met its own writes (its message, signature and
 		// key record), which are all there.
 		return inbound.Written, inbound.Record{}, nil
-	case verIdx >= 0 && dynamo.ConditionFailed(reasons, verIdx):
-		return inbound.SettingsChanged, inbound.Record{}, nil
 	case sigIdx >= 0 && dynamo.ConditionFailed(reasons, sigIdx):
 		return inbound.SignatureUsed, inbound.Record{}, nil
 	case keyIdx >= 0 && dynamo.ConditionFailed(reasons, keyIdx):
@@ -371,15 +360,9 @@ func (s *Store) RewriteLog(ctx context.Context, rec chat.RequestLog) error {
 // Admit implements inbound.ChangeLogger with one TransactWriteItems: the
 // request log record rec (written before the change it logs is applied),
 // sig's use when set (as Log), key's claim in progress when set (as
-// Accept's, which returns the record that holds the key), and a
-// ConditionCheck that webhook judged's by-id item still holds the settings
-// the change was judged on. A resend of the transaction after it committed
+// Accept's, which returns the record that holds the key). A resend of the transaction after it committed
 // finds its own log record: Written.
-func (s *Store) Admit(ctx context.Context, rec chat.RequestLog, sig *inbound.SignatureUse, judged chat.InboundWebhook, key *inbound.KeyUse, now time.Time) (inbound.Outcome, inbound.Record, error) {
-	check, err := s.versionCheck(judged)
-	if err != nil {
-		return 0, inbound.Record{}, err
-	}
+func (s *Store) Admit(ctx context.Context, rec chat.RequestLog, sig *inbound.SignatureUse, key *inbound.KeyUse, now time.Time) (inbound.Outcome, inbound.Record, error) {
 	sigIdx, keyIdx := -1, -1
 	var items []types.TransactWriteItem
 	if sig != nil {
@@ -390,11 +373,11 @@ func (s *Store) Admit(ctx context.Context, rec chat.RequestLog, sig *inbound.Sig
 		keyIdx = len(items)
 		items = append(items, s.claim(idemItemOf(key, inbound.StateInProgress), now))
 	}
-	verIdx, logIdx := len(items), len(items)+1
+	logIdx := len(items)
 	// The record's id is this request's own: only a resend of this very
 	// transaction, which committed though its answer was lost, meets it.
 	logPut := dynamo.Put(s.Name, requestLogItemOf(rec), "attribute_not_exists(pk)", nil)
-	items = append(items, check, logPut)
+	items = append(items, logPut)
 	reasons, err := s.Transact(ctx, "admit inbound change", items)
 	switch {
 	case chat.IsCode(err, chat.EConflict) && key != nil:
@@ -405,8 +388,6 @@ func (s *Store) Admit(ctx context.Context, rec chat.RequestLog, sig *inbound.Sig
 		return 0, inbound.Record{}, err
 	case reasons == nil, dynamo.ConditionFailed(reasons, logIdx):
 		return inbound.Written, inbound.Record{}, nil
-	case dynamo.ConditionFailed(reasons, verIdx):
-		return inbound.SettingsChanged, inbound.Record{}, nil
 	case sigIdx >= 0 && dynamo.ConditionFailed(reasons, sigIdx):
 		return inbound.SignatureUsed, inbound.Record{}, nil
 	case keyIdx >= 0 && dynamo.ConditionFailed(reasons, keyIdx):
