@@ -69,6 +69,7 @@ FUNCTIONS := \
 	RecoverSupportDeliveriesFunction:recover-support-deliveries \
 	RealtimeFunction:realtime \
 	RealtimePushFunction:realtime-push \
+	RealtimeFanoutFunction:realtime-fanout \
 	GuestPageFunction:guest-page \
 	FallbackFunction:fallback
 

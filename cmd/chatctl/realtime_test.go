@@ -17,6 +17,7 @@ import (
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/app/realtiming"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/realtime"
@@ -56,7 +57,7 @@ func startRealtimeServer(t *testing.T) *realtimeServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := startRealtime(ctx, a, policies, dynamodbstreams.NewFromConfig(st.As("RealtimePushFunction")), st.Resources.StreamARN, func(c realtime.Change) {
+	rt, err := startRealtime(ctx, a, policies, dynamodbstreams.NewFromConfig(st.As("RealtimePushFunction")), st.Resources, func(c realtime.Change) {
 		select { // a test that does not wait for pushes must not stall the stream
 		case s.pushed <- c:
 		default:
@@ -328,5 +329,40 @@ func TestRealtimeThroughServe(t *testing.T) {
 	member.send(map[string]string{"action": "ping"})
 	if got := member.next(); got["type"] != "pong" {
 		t.Fatalf("member after the room closed: %v", got)
+	}
+}
+
+// TestRealtimeFanoutThroughServe: with the fan-out threshold at one send,
+// every push goes through the fan-out queue and RealtimeFanoutFunction, as
+// chatctl serve runs them (each function signing as itself, held to its
+// policy): a guest and a member each get the webhook's message, the worst
+// characters for a queue body (U+FFFF, U+2028) intact.
+func TestRealtimeFanoutThroughServe(t *testing.T) {
+	t.Setenv(realtiming.EnvFanoutAbove, "1")
+	s := startRealtimeServer(t)
+	guestToken := s.join(t, "Élodie", "fr-FR")
+	guest := s.dial(t)
+	if got := guest.subscribe(map[string]string{"token": guestToken}); got["type"] != "subscribed" {
+		t.Fatalf("guest subscribe: %v", got)
+	}
+	member := s.dial(t)
+	if got := member.subscribe(map[string]string{"token": "wsk_demo_ben_token", "workspace_id": demoWorkspace, "channel_id": demoSupport}); got["type"] != "subscribed" {
+		t.Fatalf("member subscribe: %v", got)
+	}
+	content := "Fanned out <b> \u2028 🎉 \uffff"
+	status, body := s.do(t, "POST", "/webhooks/"+demoWebhook+"/messages", map[string]string{"content": content, "channel_id": demoSupport},
+		"X-Service-Webhook-Secret", demoWebhookKey)
+	if status != 202 {
+		t.Fatalf("webhook post: %d %v", status, body)
+	}
+	for _, c := range []*client{guest, member} {
+		got := c.next()
+		data, _ := got["data"].(map[string]any)
+		if got["type"] != "message" || data["content"] != content {
+			t.Fatalf("push through the fan-out workers: %v, want the message with its content intact", got)
+		}
+	}
+	if n := s.rt.FanoutJobs.Load(); n == 0 {
+		t.Fatalf("no push job ran: the pushes did not go through the fan-out workers")
 	}
 }

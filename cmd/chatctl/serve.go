@@ -220,7 +220,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	rt, err := startRealtime(workers, a, policies, dynamodbstreams.NewFromConfig(a.For("RealtimePushFunction").AWS), res.StreamARN, nil)
+	rt, err := startRealtime(workers, a, policies, dynamodbstreams.NewFromConfig(a.For("RealtimePushFunction").AWS), res, nil)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/chatbridge/chat/pkg/app/realtiming"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/iampolicy"
 	"github.com/chatbridge/chat/internal/localrun"
@@ -36,7 +38,9 @@ type localRealtime struct {
 	Gateway *wsgateway.Gateway
 	// ManagementURL is the Management API endpoint (stage included).
 	ManagementURL string
-	srv           *http.Server
+	// FanoutJobs counts the push jobs the fan-out workers ran.
+	FanoutJobs atomic.Int64
+	srv        *http.Server
 }
 
 // startRealtime starts the gateway's Management API and the push's stream
@@ -47,7 +51,7 @@ type localRealtime struct {
 // realtimePath. pushed,
 // when not nil, is told of each change once it is pushed (tests measure the
 // time from a post to its push with it).
-func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, streams *dynamodbstreams.Client, streamARN string, pushed func(realtime.Change)) (*localRealtime, error) {
+func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, streams *dynamodbstreams.Client, res localrun.Resources, pushed func(realtime.Change)) (*localRealtime, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("realtime: management API listener: %w", err)
@@ -73,17 +77,35 @@ func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, str
 	if err != nil {
 		return nil, err
 	}
-	push := realtiming.Push(pushFn, wsapi.NewClientFromConfig(pushFn.AWS, rt.ManagementURL)).HandleStream
+	// The fan-out workers read the fan-out queue as their SQS mapping
+	// does in AWS; without the queue (a test's stack that made none) the
+	// push sends everything itself.
+	fanoutQueue := res.Queues["RealtimeFanoutQueue"]
+	push := realtiming.Push(pushFn, wsapi.NewClientFromConfig(pushFn.AWS, rt.ManagementURL), fanoutQueue).HandleStream
 	if pushed != nil {
 		push = tellPushed(push, pushed)
 	}
-	m, err := localrun.NewStreamMapping(tmpl, realtiming.RealtimePushFunction, streams, nil, localrun.Resources{StreamARN: streamARN}, push)
+	// Batches it gives up on go to its on-failure destination, as in AWS.
+	m, err := localrun.NewStreamMapping(tmpl, realtiming.RealtimePushFunction, streams, sqs.NewFromConfig(pushFn.AWS), res, push)
 	if err != nil {
 		return nil, err
 	}
 	m.Poll = 100 * time.Millisecond
 	if _, err := m.Start(ctx); err != nil {
 		return nil, err
+	}
+	if fanoutQueue != "" {
+		fanFn := a.For(realtiming.RealtimeFanoutFunction)
+		fan := realtiming.Fanout(fanFn, wsapi.NewClientFromConfig(fanFn.AWS, rt.ManagementURL), fanoutQueue)
+		run := func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+			rt.FanoutJobs.Add(int64(len(ev.Records)))
+			return fan.HandleSQS(ctx, ev)
+		}
+		qm, err := localrun.NewQueueMapping(tmpl, realtiming.RealtimeFanoutFunction, sqs.NewFromConfig(fanFn.AWS), fanoutQueue, res.QueueARNs["RealtimeFanoutQueue"], run)
+		if err != nil {
+			return nil, err
+		}
+		go qm.Run(ctx)
 	}
 	return rt, nil
 }

@@ -1,7 +1,7 @@
 // Command realtime-push is RealtimePushFunction: it reads the table's stream
 // and pushes each stored message, each landed translation and each room
 // closing to the subscribed WebSocket connections, in their readers'
-// languages.
+// languages, handing large audiences to the fan-out workers.
 package main
 
 import (
@@ -17,5 +17,6 @@ func main() {
 	if err != nil {
 		app.Exit(realtiming.RealtimePushFunction, err)
 	}
-	app.Start(realtiming.RealtimePushFunction, realtiming.Push(a, sender).HandleStream, nil)
+	a.Metrics = app.LambdaMetrics(realtiming.RealtimePushFunction)
+	app.Start(realtiming.RealtimePushFunction, realtiming.Push(a, sender, realtiming.FanoutQueue()).HandleStream, nil)
 }

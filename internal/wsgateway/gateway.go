@@ -37,6 +37,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/chatbridge/chat/internal/iampolicy"
 	"github.com/coder/websocket"
+	"golang.org/x/time/rate"
 )
 
 // Handler is a WebSocket route's Lambda handler.
@@ -66,6 +67,11 @@ type Gateway struct {
 	// A caller that gives up first (its context ends) gets no answer, and
 	// nothing is delivered.
 	PostLatency time.Duration
+	// PostLimit, when set, is the Management API's request rate: a call
+	// past it is answered 429 LimitExceededException, as API Gateway
+	// answers past the account's rate (10,000 requests a second by
+	// default, shared with the HTTP APIs; tests scale it down).
+	PostLimit *rate.Limiter
 	// Policies, when set, holds each Management API call signed by a
 	// function (access key id = its LogicalId) to that function's
 	// execute-api:ManageConnections grants, as API Gateway does.
@@ -230,8 +236,9 @@ func (g *Gateway) Count() int {
 
 // Management serves the Management API: POST, GET and DELETE
 // /<stage>/@connections/{connection_id}, answering a gone connection 410
-// with X-Amzn-ErrorType GoneException and a post past 128 KB 413
-// PayloadTooLargeException, as API Gateway does.
+// with X-Amzn-ErrorType GoneException, a post past 128 KB 413
+// PayloadTooLargeException and a call past PostLimit 429
+// LimitExceededException, as API Gateway does.
 func (g *Gateway) Management() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, rest, ok := strings.Cut(r.URL.EscapedPath(), "/@connections/")
@@ -241,6 +248,10 @@ func (g *Gateway) Management() http.Handler {
 			return
 		}
 		if !g.authorized(w, r, id) {
+			return
+		}
+		if g.PostLimit != nil && !g.PostLimit.Allow() {
+			apiError(w, http.StatusTooManyRequests, "LimitExceededException", "Rate exceeded")
 			return
 		}
 		c := g.lookup(id)

@@ -278,7 +278,7 @@ func init() {
 			t.Fatal(err)
 		}
 		ev := wiringtest.Event[events.DynamoDBEvent](t, "realtime-push.json")
-		resp, err := realtiming.Push(a, sender).HandleStream(ctx, ev)
+		resp, err := realtiming.Push(a, sender, "").HandleStream(ctx, ev)
 		if err != nil || len(resp.BatchItemFailures) != 0 {
 			t.Fatalf("sample: %+v %v, want no failures", resp, err)
 		}

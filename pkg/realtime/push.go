@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
@@ -107,6 +106,18 @@ type Pusher struct {
 	// Changes, when set, logs each change of a message's view for the
 	// backfills of reconnecting readers (Push); nil logs nothing.
 	Changes ChangeLog
+	// Jobs, when set, takes the sends of a change with more than
+	// FanoutAbove of them, and those a push left (fanout.go); nil: a push
+	// sends them all itself, and what it leaves is ErrUnfinished.
+	Jobs JobQueue
+	// FanoutAbove is DefaultFanoutAbove when 0.
+	FanoutAbove int
+	// JobConnections bounds a job's connections (MaxJobConnections when 0
+	// or more).
+	JobConnections int
+	// Metrics, when set, counts throttled, failed, handed-off and dropped
+	// sends.
+	Metrics Metrics
 }
 
 // Defaults of a Pusher.
@@ -129,8 +140,58 @@ type frame struct {
 	ID   string          `json:"id,omitempty"`
 }
 
-// Push acts on one change: it Queries the channel's connections once (with
-// what ends their access: see Entitled), reads
+// Push acts on one change, as PushAll does on a batch of one.
+func (p *Pusher) Push(ctx context.Context, c Change) error {
+	_, err := p.PushAll(ctx, []Change{c})
+	return err
+}
+
+// PushAll acts on a stream batch's changes in order and returns how many
+// were done (all of them, or those before the first that failed, whose
+// error it returns). It first logs every change of a message's view for
+// the backfills of reconnecting readers, then reads each channel's
+// audience once, after that: a reader who subscribes later finds the
+// changes in the log (backfill.go), one who subscribed earlier is read
+// here, so nothing is missed, and a batch of many changes to one channel
+// costs one Query, not one a change. Each change is then pushed as
+// described at push.
+func (p *Pusher) PushAll(ctx context.Context, changes []Change) (int, error) {
+	stop, _ := p.stopTimes(ctx)
+	if !stop.IsZero() && !time.Now().Before(stop) {
+		return 0, fmt.Errorf("%w: not started", ErrUnfinished)
+	}
+	if p.Changes != nil {
+		for _, c := range changes {
+			if !c.changesView() {
+				continue
+			}
+			if err := p.Changes.LogChange(ctx, c.Message.ChannelID, c.Message.ID, p.Now().UTC()); err != nil {
+				return 0, err
+			}
+		}
+	}
+	audiences := map[string][]Connection{}
+	for i, c := range changes {
+		conns, read := audiences[c.channel()]
+		if !read {
+			var err error
+			if conns, err = p.Store.Connections(ctx, c.channel(), p.Now().UTC()); err != nil {
+				return i, err
+			}
+			// Only connections still entitled (access.go) are pushed to;
+			// the others are ended once.
+			conns = p.entitled(ctx, conns)
+			audiences[c.channel()] = conns
+		}
+		if err := p.push(ctx, c, conns); err != nil {
+			return i, err
+		}
+	}
+	return len(changes), nil
+}
+
+// push acts on one change for its channel's connections conns (with
+// what ends their access: see Entitled): it reads
 // one translation per distinct language its readers see (one batch read),
 // builds one view per distinct reader language, and sends it to each
 // connection that should see it (skipping those Sent says already got it).
@@ -139,27 +200,19 @@ type frame struct {
 // retry would push twice to the others). Errors: ErrUnfinished when the
 // stop time came first (nothing is lost: retry the change); those of the
 // store and translation reads, when nothing was sent.
-func (p *Pusher) Push(ctx context.Context, c Change) error {
+func (p *Pusher) push(ctx context.Context, c Change, conns []Connection) error {
 	stop, cut := p.stopTimes(ctx)
 	if !stop.IsZero() && !time.Now().Before(stop) {
 		return fmt.Errorf("%w: not started", ErrUnfinished)
 	}
-	// The change is logged before the audience is read: a reader who
-	// subscribes later finds it in the log (backfill.go), one who
-	// subscribed earlier is read here. Either way nothing is missed.
-	if p.Changes != nil && c.changesView() {
-		if err := p.Changes.LogChange(ctx, c.Message.ChannelID, c.Message.ID, p.Now().UTC()); err != nil {
-			return err
-		}
+	if len(conns) == 0 {
+		return nil
 	}
-	conns, err := p.Store.Connections(ctx, c.channel(), p.Now().UTC())
-	if err != nil || len(conns) == 0 {
-		return err
-	}
-	// Only connections still entitled (access.go), and not reading or sent
-	// c by their backfill (backfill.go), are pushed to.
-	conns = p.hold(ctx, c, p.entitled(ctx, conns))
+	// Only connections not reading or sent c by their backfill
+	// (backfill.go) are pushed to.
+	conns = p.hold(ctx, c, conns)
 	var sends []send
+	var err error
 	switch c.Kind {
 	case RoomClosed:
 		closed, _ := json.Marshal(frame{Type: "room.closed"})
@@ -178,6 +231,27 @@ func (p *Pusher) Push(ctx context.Context, c Change) error {
 		}
 	case MessageDeleted:
 		sends = deleteSends(c, conns)
+	}
+	fanoutAbove := p.FanoutAbove
+	if fanoutAbove <= 0 {
+		fanoutAbove = DefaultFanoutAbove
+	}
+	if p.Jobs != nil && len(sends) > fanoutAbove {
+		// A large audience: the fan-out workers send it, many at once.
+		if c.Key != "" && p.Sent != nil {
+			sends = slices.DeleteFunc(sends, func(s send) bool { return p.Sent.has(c.Key, s.conn.ID) })
+		}
+		err := p.handOff(ctx, c.Key, sends, 0)
+		switch {
+		case err == nil:
+			if c.Key != "" && p.Sent != nil {
+				p.Sent.forget(c.Key)
+			}
+			return nil
+		case !errors.Is(err, ErrJobTooLarge):
+			return err
+		}
+		// A payload too large to queue: sent here, as a small audience's.
 	}
 	return p.sendAll(ctx, c.Key, sends, stop, cut)
 }
@@ -204,11 +278,33 @@ type send struct {
 	close bool
 }
 
-// sendAll runs sends with at most Concurrency in flight, starting none
-// after stop and cancelling those in flight at cut. It returns
-// ErrUnfinished when some were not done; Sent remembers the done ones of
-// an unfinished change, and forgets the change once it is finished.
+// sendAll runs sends as sendEach does. What is left is handed to the
+// fan-out workers when the Pusher has Jobs (after a second when some were
+// throttled); without Jobs, or when that fails, it returns ErrUnfinished,
+// and Sent remembers the done ones of the unfinished change.
 func (p *Pusher) sendAll(ctx context.Context, key string, sends []send, stop, cut time.Time) error {
+	left := p.sendEach(ctx, key, sends, stop, cut)
+	if len(left) == 0 {
+		return nil
+	}
+	if p.Jobs != nil {
+		err := p.handOff(context.WithoutCancel(ctx), key, left, time.Second)
+		if err == nil {
+			if key != "" && p.Sent != nil {
+				p.Sent.forget(key)
+			}
+			return nil
+		}
+		slog.WarnContext(ctx, "realtime: hand off the sends left", "error", err.Error())
+	}
+	return fmt.Errorf("%w: %d of %d connections left", ErrUnfinished, len(left), len(sends))
+}
+
+// sendEach runs sends with at most Concurrency in flight, starting none
+// after stop and cancelling those in flight at cut, and returns those not
+// done (not started, cut off, or throttled). Sent (with key) remembers the
+// done ones of an unfinished change and forgets a finished one.
+func (p *Pusher) sendEach(ctx context.Context, key string, sends []send, stop, cut time.Time) []send {
 	if key == "" || p.Sent == nil {
 		key = ""
 	}
@@ -223,10 +319,16 @@ func (p *Pusher) sendAll(ctx context.Context, key string, sends []send, stop, cu
 		workers = DefaultConcurrency
 	}
 	var (
-		wg         sync.WaitGroup
-		slots      = make(chan struct{}, workers)
-		unfinished atomic.Int64
+		wg    sync.WaitGroup
+		slots = make(chan struct{}, workers)
+		mu    sync.Mutex
+		left  []send
 	)
+	leave := func(s send) {
+		mu.Lock()
+		left = append(left, s)
+		mu.Unlock()
+	}
 	for _, s := range sends {
 		if key != "" && p.Sent.has(key, s.conn.ID) {
 			continue
@@ -234,14 +336,14 @@ func (p *Pusher) sendAll(ctx context.Context, key string, sends []send, stop, cu
 		slots <- struct{}{} // waits for a send in flight to end
 		if !stop.IsZero() && !time.Now().Before(stop) {
 			<-slots
-			unfinished.Add(1)
+			leave(s)
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer func() { <-slots; wg.Done() }()
 			if !p.deliver(ctx, sendCtx, s) {
-				unfinished.Add(1)
+				leave(s)
 				return
 			}
 			if key != "" {
@@ -250,31 +352,35 @@ func (p *Pusher) sendAll(ctx context.Context, key string, sends []send, stop, cu
 		}()
 	}
 	wg.Wait()
-	if n := unfinished.Load(); n > 0 {
-		return fmt.Errorf("%w: %d of %d connections left", ErrUnfinished, n, len(sends))
-	}
-	if key != "" {
+	if len(left) == 0 && key != "" {
 		p.Sent.forget(key)
 	}
-	return nil
+	return left
 }
 
-// deliver makes one send; false when it was cut off by the stop time (to
-// be retried). A gone connection loses its item; another failure is logged
-// and counts as done.
+// deliver makes one send; false when it was cut off by the stop time or
+// throttled (to be retried). A gone connection loses its item. Another
+// failure is counted (MetricFailed) and ends the connection, so that its
+// client reconnects with since and the backfill restores the push; it
+// counts as done.
 func (p *Pusher) deliver(ctx, sendCtx context.Context, s send) bool {
 	err := p.Sender.Send(sendCtx, s.conn.ID, s.data)
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrGone):
 		if err := p.Store.DeleteConnection(ctx, s.conn.ChannelID, s.conn.ID); err != nil {
-			slog.WarnContext(ctx, "realtime: delete gone connection", "connection", s.conn.ID, "error", err.Error())
+			p.logWarn(ctx, "realtime: delete gone connection", s.conn.ID, err)
 		}
 		return true
 	case sendCtx.Err() != nil:
 		return false
+	case errors.Is(err, ErrThrottled):
+		p.count(ctx, MetricThrottled, 1)
+		return false
 	default:
-		slog.WarnContext(ctx, "realtime: push", "connection", s.conn.ID, "error", err.Error())
+		p.count(ctx, MetricFailed, 1)
+		p.logWarn(ctx, "realtime: push failed; the connection is closed for its client to reconnect", s.conn.ID, err)
+		s.close = true
 	}
 	if !s.close {
 		return true
@@ -283,12 +389,16 @@ func (p *Pusher) deliver(ctx, sendCtx context.Context, s send) bool {
 		if sendCtx.Err() != nil {
 			return false
 		}
-		slog.WarnContext(ctx, "realtime: close connection", "connection", s.conn.ID, "error", err.Error())
+		p.logWarn(ctx, "realtime: close connection", s.conn.ID, err)
 	}
 	if err := p.Store.DeleteConnection(ctx, s.conn.ChannelID, s.conn.ID); err != nil {
-		slog.WarnContext(ctx, "realtime: delete connection", "connection", s.conn.ID, "error", err.Error())
+		p.logWarn(ctx, "realtime: delete connection", s.conn.ID, err)
 	}
 	return true
+}
+
+func (p *Pusher) logWarn(ctx context.Context, msg, connection string, err error) {
+	slog.WarnContext(ctx, msg, "connection", connection, "error", err.Error())
 }
 
 // messageSends are the pushes of a stored or changed message: one view per

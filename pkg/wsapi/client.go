@@ -44,8 +44,10 @@ func NewClientFromConfig(cfg aws.Config, endpoint string) *Client {
 }
 
 // Send implements realtime.Sender with one PostToConnection. Errors:
-// realtime.ErrGone for a gone connection (410 GoneException); the SDK's
-// error, wrapped, otherwise.
+// realtime.ErrGone for a gone connection (410 GoneException);
+// realtime.ErrThrottled when API Gateway throttled it (429
+// LimitExceededException) past the SDK's retries; the SDK's error,
+// wrapped, otherwise.
 func (c *Client) Send(ctx context.Context, connectionID string, data []byte) error {
 	_, err := c.api.PostToConnection(ctx, &apigatewaymanagementapi.PostToConnectionInput{ConnectionId: &connectionID, Data: data})
 	return wrap("post to connection "+connectionID, err)
@@ -78,6 +80,10 @@ func wrap(op string, err error) error {
 	var gone *types.GoneException
 	if errors.As(err, &gone) {
 		return fmt.Errorf("wsapi: %s: %w", op, realtime.ErrGone)
+	}
+	var throttled *types.LimitExceededException
+	if errors.As(err, &throttled) {
+		return fmt.Errorf("wsapi: %s: %w: %w", op, realtime.ErrThrottled, err)
 	}
 	return fmt.Errorf("wsapi: %s: %w", op, err)
 }

@@ -77,7 +77,7 @@ func TestAccessEndsBeforeTheNextPush(t *testing.T) {
 	}
 	api := httptest.NewServer(httpapi.Mux(handlers))
 	defer api.Close()
-	push := realtiming.Push(a, wsapi.NewClientFromConfig(st.AWS, mgmt.URL+"/live")).Pusher
+	push := realtiming.Push(a, wsapi.NewClientFromConfig(st.AWS, mgmt.URL+"/live"), "").Pusher
 	ctx := context.Background()
 
 	join := func(clientID string) (guestID, token string) {
@@ -124,7 +124,7 @@ func TestAccessEndsBeforeTheNextPush(t *testing.T) {
 		n++
 		m := chat.Message{ID: chat.NewIDs().New(time.Now()), WorkspaceID: demoWorkspace, ChannelID: demoSupport, Content: "hello " + string(rune('0'+n)),
 			SourceLanguage: "en", CreatedAt: time.Now(), Author: chat.Author{Type: chat.AuthorBot, ID: "bot", Name: "Bot"}}
-		if err := push.Push(ctx, realtime.Change{Kind: realtime.MessageStored, Message: m}); err != nil {
+		if _, err := push.PushAll(ctx, []realtime.Change{{Kind: realtime.MessageStored, Message: m}}); err != nil {
 			t.Fatalf("push: %v", err)
 		}
 		return m.ID
@@ -214,7 +214,7 @@ func TestAccessEndsBeforeTheNextPush(t *testing.T) {
 		// The close's own push (its stream record) runs before this guest's
 		// connection item lands, as when a subscribe that authenticated
 		// just before the close races it.
-		if err := push.Push(ctx, realtime.Change{Kind: realtime.RoomClosed, ChannelID: demoSupport, RoomID: demoRoom}); err != nil {
+		if _, err := push.PushAll(ctx, []realtime.Change{{Kind: realtime.RoomClosed, ChannelID: demoSupport, RoomID: demoRoom}}); err != nil {
 			t.Fatal(err)
 		}
 		subscribe(realtime.Connection{ID: "guest-racing", Kind: realtime.KindGuest, SubjectID: guest, RoomID: demoRoom, Token: seat(token)})

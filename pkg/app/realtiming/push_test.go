@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +27,7 @@ import (
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/chatbridge/chat/pkg/wsapi"
 	"github.com/coder/websocket"
+	"golang.org/x/time/rate"
 )
 
 func TestMain(m *testing.M) { os.Exit(stacktest.Main(m)) }
@@ -41,9 +43,48 @@ type pushRig struct {
 	a       *app.App
 	clients []*client
 	mapping *localrun.StreamMapping
+	metrics *countingMetrics
 
 	mu          sync.Mutex
 	invocations []invocation
+	// jobs counts the fan-out workers' invocations (rigConfig.fanout).
+	jobs int
+	// unordered: await takes each message once in any order (a push
+	// retried later may follow a newer message's).
+	unordered bool
+}
+
+// rigConfig sets up a pushRig: n clients, the gateway's latency and rate
+// (PostLimit; nil for none), tune run on the push and its mapping before
+// they start, and fanout, which runs RealtimeFanoutFunction's queue
+// mapping and hands the push's large audiences and leftovers to it.
+type rigConfig struct {
+	n         int
+	latency   time.Duration
+	postLimit *rate.Limiter
+	fanout    bool
+	tune      func(*realtime.Pusher, *localrun.StreamMapping)
+}
+
+// countingMetrics is realtime.Metrics counting by name.
+type countingMetrics struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (m *countingMetrics) Count(_ context.Context, name string, n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.n == nil {
+		m.n = map[string]int{}
+	}
+	m.n[name] += n
+}
+
+func (m *countingMetrics) get(name string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.n[name]
 }
 
 type invocation struct {
@@ -65,15 +106,16 @@ func (c *client) got() []string {
 	return append([]string(nil), c.ids...)
 }
 
-func newPushRig(t *testing.T, n int, latency time.Duration, tune func(*realtime.Pusher, *localrun.StreamMapping)) *pushRig {
+func newPushRig(t *testing.T, cfg rigConfig) *pushRig {
 	t.Helper()
+	n, latency, tune := cfg.n, cfg.latency, cfg.tune
 	st, d := wiringtest.Demo(t)
-	r := &pushRig{st: st}
+	r := &pushRig{st: st, metrics: &countingMetrics{}}
 	// Every connection is a member of the demo channel with a current API
 	// token: pushes go only to readers still entitled to the channel.
 	user, token := wiringtest.ChannelMember(t, d, channel)
 	ids := make(chan string, n)
-	g := &wsgateway.Gateway{PostLatency: latency, Routes: map[string]wsgateway.Handler{
+	g := &wsgateway.Gateway{PostLatency: latency, PostLimit: cfg.postLimit, Routes: map[string]wsgateway.Handler{
 		"$default": func(_ context.Context, ev events.APIGatewayWebsocketProxyRequest) (events.APIGatewayProxyResponse, error) {
 			ids <- ev.RequestContext.ConnectionID
 			return events.APIGatewayProxyResponse{StatusCode: 200}, nil
@@ -130,7 +172,28 @@ func newPushRig(t *testing.T, n int, latency time.Duration, tune func(*realtime.
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := realtiming.Push(a, sender)
+	fanoutQueue := ""
+	if cfg.fanout {
+		fanoutQueue = r.st.Resources.Queues["RealtimeFanoutQueue"]
+		fan := realtiming.Fanout(a, sender, fanoutQueue)
+		fan.Runner.(*realtime.Pusher).Metrics = r.metrics
+		qm, err := localrun.NewQueueMapping(tmpl, realtiming.RealtimeFanoutFunction, r.st.SQS, fanoutQueue, r.st.Resources.QueueARNs["RealtimeFanoutQueue"],
+			func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+				r.mu.Lock()
+				r.jobs += len(ev.Records)
+				r.mu.Unlock()
+				return fan.HandleSQS(ctx, ev)
+			})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qctx, qcancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { qm.Run(qctx); close(done) }()
+		t.Cleanup(func() { qcancel(); <-done })
+	}
+	h := realtiming.Push(a, sender, fanoutQueue)
+	h.Pusher.(*realtime.Pusher).Metrics = r.metrics
 	m, err := localrun.NewStreamMapping(tmpl, realtiming.RealtimePushFunction, dynamodbstreams.NewFromConfig(r.st.AWS), r.st.SQS, r.st.Resources,
 		func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 			start := time.Now()
@@ -200,7 +263,11 @@ func (r *pushRig) await(t *testing.T, messages []string, start time.Time, within
 	time.Sleep(300 * time.Millisecond)
 	want := strings.Join(messages, " ")
 	for i, c := range r.clients {
-		if got := strings.Join(c.got(), " "); got != want {
+		got := c.got()
+		if r.unordered {
+			got, want = slices.Sorted(slices.Values(got)), strings.Join(slices.Sorted(slices.Values(messages)), " ")
+		}
+		if got := strings.Join(got, " "); got != want {
 			t.Fatalf("client %d got pushes [%s], want each message once, in order: [%s] (invocations %+v)", i, got, want, r.invocationLog())
 		}
 	}
@@ -218,7 +285,7 @@ func (r *pushRig) invocationLog() []invocation {
 // messages exactly once to each of 200 connections whose PostToConnection
 // takes 20 ms. The time is measured and logged, not asserted.
 func TestPushTo200ConnectionsWithinTheTimeout(t *testing.T) {
-	r := newPushRig(t, 200, 20*time.Millisecond, nil)
+	r := newPushRig(t, rigConfig{n: 200, latency: 20 * time.Millisecond})
 	start := time.Now()
 	messages := r.post(t, 3)
 	took := r.await(t, messages, start, 30*time.Second)
@@ -237,13 +304,13 @@ func TestPushTo200ConnectionsWithinTheTimeout(t *testing.T) {
 // pushes only to the connections still missing it. No invocation times
 // out; every connection gets the message once.
 func TestPushTooLargeForOneInvocationIsRetriedWithoutDuplicates(t *testing.T) {
-	r := newPushRig(t, 200, 20*time.Millisecond, func(p *realtime.Pusher, m *localrun.StreamMapping) {
+	r := newPushRig(t, rigConfig{n: 200, latency: 20 * time.Millisecond, tune: func(p *realtime.Pusher, m *localrun.StreamMapping) {
 		p.Concurrency = 2
 		m.Function.Timeout = 2500 * time.Millisecond
 		// A loaded machine posts slower and needs more invocations: let
 		// the retries outlast it (a retry from the first record counts).
 		m.Source.MaximumRetryAttempts = 20
-	})
+	}})
 	start := time.Now()
 	messages := r.post(t, 1)
 	took := r.await(t, messages, start, 30*time.Second)
@@ -257,4 +324,57 @@ func TestPushTooLargeForOneInvocationIsRetriedWithoutDuplicates(t *testing.T) {
 		}
 	}
 	t.Logf("one message to 200 connections over %d invocations in %v: %+v", len(log), took, log)
+}
+
+// TestLargeAudienceIsFannedOutToWorkers: a change with more sends than
+// FanoutAbove is handed to the fan-out queue in jobs of JobConnections
+// connections, which RealtimeFanoutFunction's mapping runs; every
+// connection gets every message exactly once, in order, and the stream
+// function itself sent none of them.
+func TestLargeAudienceIsFannedOutToWorkers(t *testing.T) {
+	r := newPushRig(t, rigConfig{n: 120, fanout: true, tune: func(p *realtime.Pusher, _ *localrun.StreamMapping) {
+		p.FanoutAbove, p.JobConnections = 50, 25
+	}})
+	start := time.Now()
+	messages := r.post(t, 3)
+	took := r.await(t, messages, start, 60*time.Second)
+	r.mu.Lock()
+	jobs := r.jobs
+	r.mu.Unlock()
+	if handed := r.metrics.get(realtime.MetricHandedOff); handed != 360 || jobs < 15 {
+		t.Fatalf("%d sends handed off in %d jobs run, want 360 (3 messages × 120) in at least 15 (120 / 25 a job, 3 times)", handed, jobs)
+	}
+	t.Logf("3 messages to 120 connections through %d fan-out jobs in %v", jobs, took)
+}
+
+// TestThrottledPushesAreRetriedNotDropped: API Gateway answers 429
+// LimitExceededException past its rate (here 30 posts a second, bursts of
+// 5, so many of 100 connections' first posts are refused even after the
+// SDK's own retries); every connection still gets every message exactly
+// once: a throttled send is counted and retried, by the fan-out workers
+// when they run and by the stream's retry of the record when they do not.
+// Before, it was logged and counted done: those readers never got it.
+func TestThrottledPushesAreRetriedNotDropped(t *testing.T) {
+	for _, fanout := range []bool{true, false} {
+		t.Run(map[bool]string{true: "fan-out workers", false: "stream retries"}[fanout], func(t *testing.T) {
+			r := newPushRig(t, rigConfig{n: 100, postLimit: rate.NewLimiter(30, 5), fanout: fanout, tune: func(_ *realtime.Pusher, m *localrun.StreamMapping) {
+				m.Source.MaximumRetryAttempts = 50
+			}})
+			// A throttled push retried by a worker may arrive after the
+			// next message's: clients place views by id (ULIDs sort by
+			// time), as the guest page does.
+			r.unordered = fanout
+			start := time.Now()
+			messages := r.post(t, 2)
+			took := r.await(t, messages, start, 90*time.Second)
+			throttled := r.metrics.get(realtime.MetricThrottled)
+			if throttled == 0 {
+				t.Fatalf("no send was throttled: the test's rate does not bite")
+			}
+			if d := r.metrics.get(realtime.MetricDropped); d != 0 {
+				t.Fatalf("%d sends dropped, want none", d)
+			}
+			t.Logf("2 messages to 100 connections at 30 posts a second: %d sends throttled and retried, all delivered once in %v", throttled, took)
+		})
+	}
 }

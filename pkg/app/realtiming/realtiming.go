@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/apigatewaymanagementapi"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/cursor"
@@ -22,14 +23,21 @@ import (
 	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/chatbridge/chat/pkg/rooms"
+	"github.com/chatbridge/chat/pkg/sqsqueue"
 	"github.com/chatbridge/chat/pkg/wsapi"
 )
 
 // Logical ids of the realtime functions.
 const (
-	RealtimeFunction     = "RealtimeFunction"
-	RealtimePushFunction = "RealtimePushFunction"
+	RealtimeFunction       = "RealtimeFunction"
+	RealtimePushFunction   = "RealtimePushFunction"
+	RealtimeFanoutFunction = "RealtimeFanoutFunction"
 )
+
+// EnvFanoutQueueURL names the fan-out queue (RealtimeFanoutQueue) the push
+// hands large audiences and unfinished sends to, and the fan-out workers
+// requeue what they leave on; unset, the push sends everything itself.
+const EnvFanoutQueueURL = "REALTIME_FANOUT_QUEUE_URL"
 
 // Route is RealtimeFunction's handler (the WebSocket API's
 // $default route), answering through sender.
@@ -88,17 +96,55 @@ func pushConcurrency() (int, error) {
 // Push is RealtimePushFunction's handler (the table's stream),
 // sending through sender with EnvPushConcurrency sends in flight (FromEnv
 // has checked it), and remembering across invocations which connections an
-// unfinished change was sent to.
-func Push(a *app.App, sender realtime.Sender) *wsapi.Push {
+// unfinished change was sent to. With fanoutQueue (a queue URL; "" for
+// none) it hands large audiences and what it leaves to the fan-out workers.
+func Push(a *app.App, sender realtime.Sender, fanoutQueue string) *wsapi.Push {
+	return &wsapi.Push{Pusher: pusher(a, sender, fanoutQueue, RealtimePushFunction)}
+}
+
+// Fanout is RealtimeFanoutFunction's handler (the fan-out queue's jobs),
+// sending through sender as Push does and queueing what it leaves on
+// fanoutQueue.
+func Fanout(a *app.App, sender realtime.Sender, fanoutQueue string) *wsapi.Fanout {
+	return &wsapi.Fanout{Runner: pusher(a, sender, fanoutQueue, RealtimeFanoutFunction)}
+}
+
+// EnvFanoutAbove names how many sends a change makes in the stream
+// function before it hands them to the fan-out workers
+// (realtime.DefaultFanoutAbove when unset or not a number from 1 to
+// 100,000).
+const EnvFanoutAbove = "REALTIME_FANOUT_ABOVE"
+
+// FanoutQueue is EnvFanoutQueueURL's value.
+func FanoutQueue() string { return os.Getenv(EnvFanoutQueueURL) }
+
+func pusher(a *app.App, sender realtime.Sender, fanoutQueue, function string) *realtime.Pusher {
 	st, rs := connstore.New(a.DB, a.Table), roomstore.New(a.DB, a.Table)
 	n, err := pushConcurrency()
 	if err != nil {
 		n = realtime.DefaultConcurrency
 	}
-	return &wsapi.Push{Pusher: &realtime.Pusher{
+	p := &realtime.Pusher{
 		Store: st, Translations: rs, Sender: sender, Encode: messageview.Encode, Now: a.Now,
 		Concurrency: n, Sent: &realtime.Sent{}, Changes: st,
-	}}
+	}
+	if fanoutQueue != "" {
+		p.Jobs = sqsqueue.New(sqs.NewFromConfig(a.AWS), fanoutQueue)
+	}
+	if n, err := strconv.Atoi(os.Getenv(EnvFanoutAbove)); err == nil && n >= 1 && n <= 100000 {
+		p.FanoutAbove = n
+	}
+	if a.Metrics != nil {
+		p.Metrics = counter{a.Metrics}
+	}
+	return p
+}
+
+// counter is realtime.Metrics on the function's EMF recorder.
+type counter struct{ rec awsenv.MetricRecorder }
+
+func (c counter) Count(ctx context.Context, name string, n int) {
+	c.rec.Record(ctx, awsenv.Metric{Name: name, Unit: awsenv.UnitCount, Value: float64(n)})
 }
 
 // FromEnv builds the App and the Management API client of a
