@@ -1,4 +1,4 @@
-package deliverystore_test
+package dynamo_test
 
 import (
 	"context"
