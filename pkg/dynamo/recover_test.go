@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
 	"github.com/chatbridge/chat/internal/stacktest"
@@ -203,5 +204,54 @@ func TestRecoverReadsFailedDeliveriesOnly(t *testing.T) {
 	queue.down = false
 	if n := recoverAll(); n != 1 || queue.sent[0].ID != want[0] || queue.sent[0].AttemptBase != 2 {
 		t.Fatalf("recovery after a release: %d %+v, want %s after 2 attempts", n, queue.sent, want[0])
+	}
+}
+
+// TestIndexFailedDeliveriesWrittenBefore: the failed records written
+// before FailedDeliveryIndex (no failed_id) are indexed once, and only
+// those: not a test's, a success, a pending one or one indexed already.
+// A recovery then finds them.
+func TestIndexFailedDeliveriesWrittenBefore(t *testing.T) {
+	st := stacktest.New(t)
+	ctx := context.Background()
+	now := time.Now().UTC()
+	ids := chat.NewIDs()
+	admin := deliverystore.New(st.DB, st.Table)
+	put := func(status, eventType string) string {
+		t.Helper()
+		id := ids.New(now.Add(-time.Hour))
+		item, err := attributevalue.MarshalMap(map[string]any{"pk": "DLV#" + recoverWS + "#" + recoverWebhook, "sk": "DLV#" + id,
+			"id": id, "webhook_id": recoverWebhook, "webhook_kind": events.KindOutbound, "workspace_id": recoverWS,
+			"webhook_key": "OWH#2026-11-01T00:00:00.000000000Z#" + recoverWebhook, "event_id": id, "event_type": eventType,
+			"status": status, "attempts": 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: &st.Table, Item: item}); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	old := put(delivery.StatusFailed, events.MessageCreated)
+	put(delivery.StatusFailed, events.WebhookTest)
+	put(delivery.StatusSucceeded, events.MessageCreated)
+	put(delivery.StatusPending, events.MessageCreated)
+	deliver := deliverer{t: t, s: deliverystore.New(dynamodb.NewFromConfig(st.As("DeliverWebhooksFunction")), st.Table), at: now}
+	recent := events.Delivery{ID: ids.New(now.Add(-time.Minute)), WebhookID: recoverWebhook, Kind: events.KindOutbound, WorkspaceID: recoverWS,
+		WebhookKey: "OWH#2026-11-01T00:00:00.000000000Z#" + recoverWebhook, EventID: ids.New(now), EventType: events.MessageCreated}
+	deliver.attempt(recent, 1, delivery.StatusFailed)
+
+	if n, err := admin.IndexFailedDeliveries(ctx); err != nil || n != 1 {
+		t.Fatalf("indexed %d, %v; want the one failed record written before the index", n, err)
+	}
+	if n, err := admin.IndexFailedDeliveries(ctx); err != nil || n != 0 {
+		t.Fatalf("indexed %d again, %v; want none", n, err)
+	}
+	queue := &batchQueue{}
+	r := &delivery.Recoverer{Store: deliverystore.New(dynamodb.NewFromConfig(st.As("RecoverOutboundDeliveriesFunction")), st.Table),
+		Queue: queue, Now: func() time.Time { return now }}
+	n, err := r.Recover(ctx, recoverWS, events.KindOutbound, recoverWebhook, now.Add(-2*time.Hour), now)
+	if err != nil || n != 2 || queue.sent[0].ID != old || queue.sent[0].AttemptBase != 6 || queue.sent[1].ID != recent.ID {
+		t.Fatalf("recovered %d %+v, %v; want %s after 6 attempts, then %s", n, queue.sent, err, old, recent.ID)
 	}
 }
