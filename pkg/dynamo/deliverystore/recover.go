@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -55,8 +56,9 @@ type failedRow struct {
 
 // FailedDeliveries implements delivery.RecoverStore with Queries of
 // FailedDeliveryIndex between the window's ids: it reads the webhook's
-// failed deliveries only, one Query a 1 MB page (about 3,000 of them), at
-// most limit, however many succeeded in the window. The index is
+// failed deliveries only, at most limit (Limit: one Query, another only
+// past a 1 MB page of about 2,500 rows), however many succeeded in the
+// window. The index is
 // eventually consistent: a row may lag its record by a moment (a delivery
 // failed in the last second may be missing, or one just taken up still
 // listed), which ClaimFailed's condition on the record settles.
@@ -67,6 +69,9 @@ func (s *Store) FailedDeliveries(ctx context.Context, ws, webhookID string, sinc
 			":lo": dynamo.Str(idBound(since, false)), ":hi": dynamo.Str(idBound(until, true))}}
 	var out []delivery.Record
 	for {
+		if limit > 0 {
+			in.Limit = aws.Int32(int32(min(limit-len(out), math.MaxInt32)))
+		}
 		page, err := s.Client.Query(ctx, in)
 		if err != nil {
 			return nil, dynamo.Fail("failed deliveries of "+webhookID, err)
