@@ -5,6 +5,7 @@
 //	chatctl post ...           send a correctly authenticated inbound webhook request
 //	chatctl webhooks test|recover ID  test a webhook, or queue its failed deliveries again
 //	chatctl replay-relay-failures  redo the relay's work (jobs and events) for RelayFailureQueue's records
+//	chatctl index-failed-deliveries  index the failed deliveries recorded before FailedDeliveryIndex (once)
 //	chatctl local-aws          moto_server with AWS's limits, the table and queues (--addr)
 //
 // Every subcommand honours AWS_ENDPOINT_URL, AWS_REGION and TABLE_NAME, with
@@ -25,6 +26,7 @@ const usage = `usage:
   chatctl apply FILE|-          apply a fixture document; prints it with generated values
   chatctl post --webhook-url URL (--secret S | --signing-secret S) [--idempotency-key K] CONTENT
   chatctl replay-relay-failures [--failure-queue-url URL] [--queue-url URL] [--delivery-queue-url URL]
+  chatctl index-failed-deliveries   index the failed deliveries recorded before FailedDeliveryIndex (once)
   chatctl listen --signing-secret S [--addr 127.0.0.1:PORT]   receive webhook deliveries, print each event
   chatctl webhooks test --workspace WS [--kind outbound|support] [--token T] [--api URL] ID   send a webhook.test event now
   chatctl webhooks recover --workspace WS --since TIME [--until TIME] [--kind ...] [--token T] [--api URL] ID   queue failed deliveries again
@@ -54,6 +56,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runPost(ctx, args[1:], stdout, stderr)
 	case "replay-relay-failures":
 		return runReplayRelayFailures(ctx, args[1:], stdout, stderr)
+	case "index-failed-deliveries":
+		return runIndexFailedDeliveries(ctx, args[1:], stdout, stderr)
 	case "listen":
 		return runListen(ctx, args[1:], stdout, stderr)
 	case "webhooks":

@@ -13,15 +13,20 @@ import (
 // RecoverStore finds and claims the failed deliveries a recovery queues.
 type RecoverStore interface {
 	// FailedDeliveries returns at most limit failed deliveries of a
-	// webhook whose ids are timed within [since, until], oldest first.
+	// webhook whose ids are timed within [since, until], oldest first,
+	// reading those only: its cost grows with the window's failed
+	// deliveries, not with the whole log of the window. It may lag the
+	// records by a moment; ClaimFailed decides on the record itself.
 	// Errors: EUnavailable.
 	FailedDeliveries(ctx context.Context, workspaceID, webhookID string, since, until time.Time, limit int) ([]Record, error)
 	// ClaimFailed sets rec pending, due at, provided it is still failed
-	// after rec.Attempts attempts; ok is false when it is not (another
-	// recovery or a redelivery took it). Errors: EUnavailable.
-	ClaimFailed(ctx context.Context, rec Record, at time.Time) (ok bool, err error)
-	// ReleaseClaim sets a claimed rec failed again: its queue message was
-	// not sent. Errors: EUnavailable.
+	// with no attempt under way, and returns the attempts its record had
+	// then (which may be more than rec's: FailedDeliveries may lag the
+	// records); ok is false when it is not failed (another recovery or a
+	// redelivery took it). Errors: EUnavailable.
+	ClaimFailed(ctx context.Context, rec Record, at time.Time) (attempts int, ok bool, err error)
+	// ReleaseClaim sets a claimed rec (Attempts as claimed) failed again:
+	// its queue message was not sent. Errors: EUnavailable.
 	ReleaseClaim(ctx context.Context, rec Record) error
 }
 
@@ -67,7 +72,7 @@ func (r *Recoverer) Recover(ctx context.Context, workspaceID, kind, webhookID st
 		if rec.Kind != kind || rec.EventType == events.WebhookTest {
 			continue
 		}
-		ok, err := r.Store.ClaimFailed(ctx, rec, now)
+		n, ok, err := r.Store.ClaimFailed(ctx, rec, now)
 		if err != nil {
 			r.release(ctx, claimed)
 			return 0, err
@@ -75,6 +80,7 @@ func (r *Recoverer) Recover(ctx context.Context, workspaceID, kind, webhookID st
 		if !ok {
 			continue
 		}
+		rec.Attempts = n
 		claimed = append(claimed, rec)
 		// By reference: the delivery function reads the stored envelope
 		// once per event, so a recovery reads none.

@@ -142,14 +142,28 @@ const (
 	attrLease  = "lease"
 	attrQueued = "queued"
 	attrNextAt = "next_attempt_at"
+	// attrFailedID holds the delivery's id while its record is failed (a
+	// final failure, which only a recovery or a redelivery takes up again)
+	// and only then: it is the sort key of FailedDeliveryIndex, so that the
+	// index holds a webhook's failed deliveries and nothing else. Every
+	// write that sets the status sets or removes it in the same call.
+	attrFailedID = "failed_id"
 )
+
+// FailedDeliveryIndex is the sparse index of failed delivery records:
+// partition key pk (DLV#<ws>#<webhook>, the record's own), sort key
+// failed_id (the delivery id, a ULID timed at its event). A recovery
+// Queries it for its window, so what it reads grows with the webhook's
+// failed deliveries, never with its successful ones.
+const FailedDeliveryIndex = "FailedDeliveryIndex"
 
 func leaseValue(l delivery.Lease) string { return dynamo.SortTime(l.Until) + "#" + l.Token }
 
 // Reserve implements delivery.Store with one conditional UpdateItem of the
 // delivery record, which creates it on the first attempt and shows the
-// attempt as pending. A refusal returns the record as it was
-// (ReturnValuesOnConditionCheckFailure), so it costs no read.
+// attempt as pending (out of FailedDeliveryIndex). A refusal returns the
+// record as it was (ReturnValuesOnConditionCheckFailure), so it costs no
+// read.
 // Errors: EUnavailable, EInternal.
 func (s *Store) Reserve(ctx context.Context, r delivery.Reservation) (int, bool, delivery.State, error) {
 	d := r.Delivery
@@ -163,7 +177,9 @@ func (s *Store) Reserve(ctx context.Context, r delivery.Reservation) (int, bool,
 		"event_id = :ev", "event_type = :et", "#st = :st", "last_attempt_at = :at", "#l = :lease",
 		"created_at = if_not_exists(created_at, :at)", "#ttl = if_not_exists(#ttl, :ttl)"}
 	var cond string
-	remove := "REMOVE response_status, #err, duration_ms, #next"
+	// An attempt under way is not a failure: the record leaves the
+	// failed index (a redelivery's or a recovery's attempt).
+	remove := "REMOVE response_status, #err, duration_ms, #next, " + attrFailedID
 	switch {
 	case r.Number == 0: // the next number, once no attempt holds the record
 		// A redelivery: taking its number ends its pending mark.
@@ -220,7 +236,8 @@ func stateOf(it map[string]types.AttributeValue) delivery.State {
 // RecordAttempt implements delivery.Store with one UpdateItem of the
 // delivery record, on the condition that a's lease still holds it; it
 // touches no other item, so concurrent attempts to one webhook never
-// collide. Errors: EConflict when another reservation took the number
+// collide. A final failure (status failed) puts the record in
+// FailedDeliveryIndex; any other status takes it out. Errors: EConflict when another reservation took the number
 // over; EUnavailable.
 func (s *Store) RecordAttempt(ctx context.Context, a delivery.Attempt) error {
 	d := a.Delivery
@@ -228,6 +245,12 @@ func (s *Store) RecordAttempt(ctx context.Context, a delivery.Attempt) error {
 	vals := map[string]types.AttributeValue{":st": dynamo.Str(a.Status), ":dur": dynamo.Num(a.DurationMS), ":lease": dynamo.Str(leaseValue(a.Lease))}
 	set := []string{"#st = :st", "duration_ms = :dur"}
 	remove := []string{"#l"}
+	if a.Status == delivery.StatusFailed {
+		vals[":fid"] = dynamo.Str(d.ID)
+		set = append(set, attrFailedID+" = :fid")
+	} else {
+		remove = append(remove, attrFailedID)
+	}
 	if a.ResponseStatus != 0 {
 		vals[":rs"] = dynamo.Num(int64(a.ResponseStatus))
 		set = append(set, "response_status = :rs")

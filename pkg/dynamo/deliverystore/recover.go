@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -40,28 +41,48 @@ func idBound(t time.Time, high bool) string {
 	return id.String()
 }
 
-// FailedDeliveries implements delivery.RecoverStore with Queries of the
-// webhook's delivery log between the window's ids, keeping failed ones.
+// failedRow is a failed delivery record as FailedDeliveryIndex projects
+// it.
+type failedRow struct {
+	ID          string `dynamodbav:"id"`
+	WebhookID   string `dynamodbav:"webhook_id"`
+	Kind        string `dynamodbav:"webhook_kind"`
+	WorkspaceID string `dynamodbav:"workspace_id"`
+	WebhookKey  string `dynamodbav:"webhook_key"`
+	EventID     string `dynamodbav:"event_id"`
+	EventType   string `dynamodbav:"event_type"`
+	Attempts    int    `dynamodbav:"attempts"`
+}
+
+// FailedDeliveries implements delivery.RecoverStore with Queries of
+// FailedDeliveryIndex between the window's ids: it reads the webhook's
+// failed deliveries only, at most limit (Limit: one Query, another only
+// past a 1 MB page of about 2,500 rows), however many succeeded in the
+// window. The index is
+// eventually consistent: a row may lag its record by a moment (a delivery
+// failed in the last second may be missing, or one just taken up still
+// listed), which ClaimFailed's condition on the record settles.
 func (s *Store) FailedDeliveries(ctx context.Context, ws, webhookID string, since, until time.Time, limit int) ([]delivery.Record, error) {
-	in := &dynamodb.QueryInput{TableName: &s.Name,
-		KeyConditionExpression:   aws.String("pk = :pk AND sk BETWEEN :lo AND :hi"),
-		FilterExpression:         aws.String("#st = :failed"),
-		ExpressionAttributeNames: map[string]string{"#st": "status"},
+	in := &dynamodb.QueryInput{TableName: &s.Name, IndexName: aws.String(FailedDeliveryIndex),
+		KeyConditionExpression: aws.String("pk = :pk AND " + attrFailedID + " BETWEEN :lo AND :hi"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(deliveryPK(ws, webhookID)),
-			":lo": dynamo.Str(deliverySK(idBound(since, false))), ":hi": dynamo.Str(deliverySK(idBound(until, true))), ":failed": dynamo.Str(delivery.StatusFailed)},
-		ConsistentRead: aws.Bool(true)}
+			":lo": dynamo.Str(idBound(since, false)), ":hi": dynamo.Str(idBound(until, true))}}
 	var out []delivery.Record
 	for {
+		if limit > 0 {
+			in.Limit = aws.Int32(int32(min(limit-len(out), math.MaxInt32)))
+		}
 		page, err := s.Client.Query(ctx, in)
 		if err != nil {
 			return nil, dynamo.Fail("failed deliveries of "+webhookID, err)
 		}
 		for _, av := range page.Items {
-			var it deliveryItem
-			if err := attributevalue.UnmarshalMap(av, &it); err != nil {
-				return nil, chat.Internal(fmt.Errorf("dynamo: delivery of %s: %w", webhookID, err))
+			var r failedRow
+			if err := attributevalue.UnmarshalMap(av, &r); err != nil {
+				return nil, chat.Internal(fmt.Errorf("dynamo: failed delivery of %s: %w", webhookID, err))
 			}
-			out = append(out, it.record())
+			out = append(out, delivery.Record{ID: r.ID, WebhookID: r.WebhookID, Kind: r.Kind, WorkspaceID: r.WorkspaceID,
+				WebhookKey: r.WebhookKey, EventID: r.EventID, EventType: r.EventType, Status: delivery.StatusFailed, Attempts: r.Attempts})
 			if len(out) == limit {
 				return out, nil
 			}
@@ -74,34 +95,42 @@ func (s *Store) FailedDeliveries(ctx context.Context, ws, webhookID string, sinc
 }
 
 // ClaimFailed implements delivery.RecoverStore with one conditional
-// UpdateItem: failed, with the attempts the record was read with, becomes
-// pending, due at.
-func (s *Store) ClaimFailed(ctx context.Context, rec delivery.Record, at time.Time) (bool, error) {
-	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: dynamo.Key(deliveryPK(rec.WorkspaceID, rec.WebhookID), deliverySK(rec.ID)),
-		UpdateExpression:         aws.String("SET #st = :pending, #next = :at"),
-		ConditionExpression:      aws.String("#st = :failed AND #a = :n AND attribute_not_exists(#l)"),
-		ExpressionAttributeNames: map[string]string{"#st": "status", "#next": attrNextAt, "#a": attrAttempts, "#l": attrLease},
+// UpdateItem of the record itself: failed with no attempt under way
+// becomes pending, due at, and leaves FailedDeliveryIndex. The condition
+// is on the record, not on the index's row, which may lag: the attempts
+// claimed are the record's (ALL_OLD), not the row's.
+func (s *Store) ClaimFailed(ctx context.Context, rec delivery.Record, at time.Time) (int, bool, error) {
+	out, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: dynamo.Key(deliveryPK(rec.WorkspaceID, rec.WebhookID), deliverySK(rec.ID)),
+		UpdateExpression:         aws.String("SET #st = :pending, #next = :at REMOVE #fid"),
+		ConditionExpression:      aws.String("#st = :failed AND attribute_not_exists(#l)"),
+		ExpressionAttributeNames: map[string]string{"#st": "status", "#next": attrNextAt, "#l": attrLease, "#fid": attrFailedID},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pending": dynamo.Str(delivery.StatusPending), ":failed": dynamo.Str(delivery.StatusFailed),
-			":at": dynamo.Str(at.UTC().Format(time.RFC3339Nano)), ":n": dynamo.Num(int64(rec.Attempts))}})
+			":at": dynamo.Str(at.UTC().Format(time.RFC3339Nano))},
+		ReturnValues: types.ReturnValueAllOld})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		return false, nil
+		return 0, false, nil
 	}
 	if err != nil {
-		return false, dynamo.Fail("claim failed delivery "+rec.ID, err)
+		return 0, false, dynamo.Fail("claim failed delivery "+rec.ID, err)
 	}
-	return true, nil
+	n := int(dynamo.GetN(out.Attributes, attrAttempts))
+	if n < 1 {
+		return 0, false, chat.Internal(fmt.Errorf("dynamo: claimed delivery %s after %d attempts", rec.ID, n))
+	}
+	return n, true, nil
 }
 
 // ReleaseClaim implements delivery.RecoverStore with one UpdateItem,
-// unless an attempt of the delivery has started meanwhile.
+// unless an attempt of the delivery has started meanwhile: the record is
+// failed again, back in FailedDeliveryIndex.
 func (s *Store) ReleaseClaim(ctx context.Context, rec delivery.Record) error {
 	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: dynamo.Key(deliveryPK(rec.WorkspaceID, rec.WebhookID), deliverySK(rec.ID)),
-		UpdateExpression:         aws.String("SET #st = :failed REMOVE #next"),
+		UpdateExpression:         aws.String("SET #st = :failed, #fid = :id REMOVE #next"),
 		ConditionExpression:      aws.String("#st = :pending AND #a = :n AND attribute_not_exists(#l)"),
-		ExpressionAttributeNames: map[string]string{"#st": "status", "#next": attrNextAt, "#a": attrAttempts, "#l": attrLease},
+		ExpressionAttributeNames: map[string]string{"#st": "status", "#next": attrNextAt, "#a": attrAttempts, "#l": attrLease, "#fid": attrFailedID},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pending": dynamo.Str(delivery.StatusPending), ":failed": dynamo.Str(delivery.StatusFailed),
-			":n": dynamo.Num(int64(rec.Attempts))}})
+			":n": dynamo.Num(int64(rec.Attempts)), ":id": dynamo.Str(rec.ID)}})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return nil
