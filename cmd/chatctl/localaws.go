@@ -85,6 +85,7 @@ func runLocalAWS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		{awsenv.EnvQueueURL, res.Queues["TranslationQueue"]},
 		{awsenv.EnvDeliveryQueueURL, res.Queues["DeliveryQueue"]},
 		{awsenv.EnvSlowDeliveryQueueURL, res.Queues["SlowDeliveryQueue"]},
+		{awsenv.EnvWaitDeliveryQueueURL, res.Queues["DeliveryWaitQueue"]},
 	}
 	for _, v := range vars {
 		fmt.Fprintf(stdout, "%s=%s\n", v[0], v[1])

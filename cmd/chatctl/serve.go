@@ -196,7 +196,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	go translateMapping.Run(workers)
 	deliverFn := a.For("DeliverWebhooksFunction")
-	deliverer, err := delivering.Deliverer(deliverFn, deliveryURL, res.Queues["SlowDeliveryQueue"])
+	deliverer, err := delivering.Deliverer(deliverFn, delivering.Queues{Fast: deliveryURL, Slow: res.Queues["SlowDeliveryQueue"], Wait: res.Queues["DeliveryWaitQueue"]})
 	if err != nil {
 		return err
 	}

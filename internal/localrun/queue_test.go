@@ -224,7 +224,7 @@ func TestQueueMappingsReadEveryLane(t *testing.T) {
 	for _, m := range ms {
 		lanes = append(lanes, fmt.Sprintf("%s %d", m.Source.Source, m.Source.MaximumConcurrency))
 	}
-	if want := "[DeliveryQueue 20 SlowDeliveryQueue 5]"; fmt.Sprint(lanes) != want {
+	if want := "[DeliveryQueue 20 SlowDeliveryQueue 5 DeliveryWaitQueue 5]"; fmt.Sprint(lanes) != want {
 		t.Fatalf("mappings %v, want %s", lanes, want)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -233,7 +233,8 @@ func TestQueueMappingsReadEveryLane(t *testing.T) {
 		wg.Go(func() { _ = m.Run(ctx) })
 	}
 	defer func() { cancel(); wg.Wait() }()
-	for _, q := range []string{"DeliveryQueue", "SlowDeliveryQueue"} {
+	lanesQ := []string{"DeliveryQueue", "SlowDeliveryQueue", "DeliveryWaitQueue"}
+	for _, q := range lanesQ {
 		if _, err := st.SQS.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(st.Resources.Queues[q]), MessageBody: aws.String(q)}); err != nil {
 			t.Fatal(err)
 		}
@@ -242,13 +243,13 @@ func TestQueueMappingsReadEveryLane(t *testing.T) {
 		mu.Lock()
 		n := len(got)
 		mu.Unlock()
-		if n == 2 {
+		if n == len(lanesQ) {
 			break
 		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	for _, q := range []string{"DeliveryQueue", "SlowDeliveryQueue"} {
+	for _, q := range lanesQ {
 		if got[q] != st.Resources.QueueARNs[q] {
 			t.Errorf("message sent to %s reached the handler from %q, want %s", q, got[q], st.Resources.QueueARNs[q])
 		}

@@ -30,10 +30,11 @@ func TestEventSourcesOfTheTemplate(t *testing.T) {
 		// Push jobs, one a worker, many workers at once.
 		{"RealtimeFanoutFunction", "SQS", 10 * time.Second, []string{
 			"RealtimeFanoutQueue  batch 1 window 0s rbif true retries -1 age 0s bisect false parallel 1 onfailure  filters 0 concurrency 50"}},
-		// Two lanes, each with its own concurrency (docs/delivery.md).
+		// Three lanes, each with its own concurrency (docs/delivery.md).
 		{"DeliverWebhooksFunction", "SQS", 30 * time.Second, []string{
 			"DeliveryQueue  batch 10 window 1s rbif true retries -1 age 0s bisect false parallel 1 onfailure  filters 0 concurrency 20",
-			"SlowDeliveryQueue  batch 10 window 1s rbif true retries -1 age 0s bisect false parallel 1 onfailure  filters 0 concurrency 5"}},
+			"SlowDeliveryQueue  batch 10 window 1s rbif true retries -1 age 0s bisect false parallel 1 onfailure  filters 0 concurrency 5",
+			"DeliveryWaitQueue  batch 10 window 1s rbif true retries -1 age 0s bisect false parallel 1 onfailure  filters 0 concurrency 5"}},
 	} {
 		all, err := tmpl.EventSources(tc.fn)
 		if err != nil {

@@ -39,6 +39,7 @@ func Demo(t *testing.T) (*stacktest.Stack, *fixture.Document) {
 	t.Setenv(awsenv.EnvQueueURL, st.Resources.Queues["TranslationQueue"])
 	t.Setenv(awsenv.EnvDeliveryQueueURL, st.Resources.Queues["DeliveryQueue"])
 	t.Setenv(awsenv.EnvSlowDeliveryQueueURL, st.Resources.Queues["SlowDeliveryQueue"])
+	t.Setenv(awsenv.EnvWaitDeliveryQueueURL, st.Resources.Queues["DeliveryWaitQueue"])
 	return st, d
 }
 

@@ -82,7 +82,7 @@ func TestRedeliverAgainstStack(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &world{st: st, app: a, h: httpapi.Mux(handlers), doc: doc, ws: ws, token: ws.Users[0].APIToken}
-	d, err := delivering.Deliverer(a.For("DeliverWebhooksFunction"), qurl, st.Resources.Queues["SlowDeliveryQueue"])
+	d, err := delivering.Deliverer(a.For("DeliverWebhooksFunction"), delivering.Queues{Fast: qurl, Slow: st.Resources.Queues["SlowDeliveryQueue"], Wait: st.Resources.Queues["DeliveryWaitQueue"]})
 	if err != nil {
 		t.Fatal(err)
 	}

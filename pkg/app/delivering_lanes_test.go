@@ -17,10 +17,11 @@ import (
 func TestLanesBySourceARN(t *testing.T) {
 	st := stacktest.New(t)
 	res := st.Resources
-	lanes := delivering.Lanes(res.Queues["DeliveryQueue"], res.Queues["SlowDeliveryQueue"])
-	aws := delivering.Lanes("https://sqs.eu-west-1.amazonaws.com/123456789012/chat-DeliveryQueue-AbC",
-		"https://sqs.eu-west-1.amazonaws.com/123456789012/chat-SlowDeliveryQueue-XyZ")
-	one := delivering.Lanes(res.Queues["DeliveryQueue"], "")
+	lanes := delivering.Lanes(delivering.Queues{Fast: res.Queues["DeliveryQueue"], Slow: res.Queues["SlowDeliveryQueue"], Wait: res.Queues["DeliveryWaitQueue"]})
+	aws := delivering.Lanes(delivering.Queues{Fast: "https://sqs.eu-west-1.amazonaws.com/123456789012/chat-DeliveryQueue-AbC",
+		Slow: "https://sqs.eu-west-1.amazonaws.com/123456789012/chat-SlowDeliveryQueue-XyZ",
+		Wait: "https://sqs.eu-west-1.amazonaws.com/123456789012/chat-DeliveryWaitQueue-Qrs"})
+	one := delivering.Lanes(delivering.Queues{Fast: res.Queues["DeliveryQueue"]})
 	for _, tc := range []struct {
 		name  string
 		lanes func(string) delivery.Lane
@@ -29,6 +30,8 @@ func TestLanesBySourceARN(t *testing.T) {
 	}{
 		{"local delivery queue", lanes, res.QueueARNs["DeliveryQueue"], delivery.LaneFast},
 		{"local slow queue", lanes, res.QueueARNs["SlowDeliveryQueue"], delivery.LaneSlow},
+		{"local wait queue", lanes, res.QueueARNs["DeliveryWaitQueue"], delivery.LaneWait},
+		{"AWS wait queue", aws, "arn:aws:sqs:eu-west-1:123456789012:chat-DeliveryWaitQueue-Qrs", delivery.LaneWait},
 		{"local dead-letter queue", lanes, res.QueueARNs["DeliveryDLQ"], delivery.LaneOther},
 		{"no ARN (a direct invocation)", lanes, "", delivery.LaneOther},
 		{"AWS delivery queue", aws, "arn:aws:sqs:eu-west-1:123456789012:chat-DeliveryQueue-AbC", delivery.LaneFast},

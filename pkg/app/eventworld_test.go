@@ -87,7 +87,7 @@ func newEventWorld(t *testing.T, schedule string) *eventWorld {
 		t.Fatal(err)
 	}
 	w.h = httpapi.Mux(hs)
-	if w.d, err = delivering.Deliverer(w.app.For(delivering.Function), w.dq, w.sq); err != nil {
+	if w.d, err = delivering.Deliverer(w.app.For(delivering.Function), delivering.Queues{Fast: w.dq, Slow: w.sq}); err != nil {
 		t.Fatal(err)
 	}
 	w.relay = relaying.Relay(w.app.For(relaying.Function), w.st.Resources.Queues["TranslationQueue"], w.dq)

@@ -77,7 +77,7 @@ func TestLargeEventDeliveredUnderItsPolicy(t *testing.T) {
 	if failed := relaying.Fanout(a.For("OutboxRelayFunction"), qurl).Send(context.Background(), entries); len(failed) != 0 {
 		t.Fatalf("fan-out failed for %v", failed)
 	}
-	d, err := delivering.Deliverer(a.For("DeliverWebhooksFunction"), qurl, st.Resources.Queues["SlowDeliveryQueue"])
+	d, err := delivering.Deliverer(a.For("DeliverWebhooksFunction"), delivering.Queues{Fast: qurl, Slow: st.Resources.Queues["SlowDeliveryQueue"], Wait: st.Resources.Queues["DeliveryWaitQueue"]})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -242,6 +242,47 @@ func init() {
 	// RealtimePushFunction:: the sample's INSERT then MODIFY (Spanish landing) of one
 	// message, through the real handler: a Spanish reader's connection gets the
 	// original, then the Spanish view; a gone connection loses its item.
+	samples["RealtimeFanoutFunction"] = func(t *testing.T, fn string) {
+		st, _ := wiringtest.DemoAs(t, fn)
+		var mu sync.Mutex
+		var posts []string
+		// The sample's job names two connections: the first takes the
+		// push, API Gateway keeps throttling the second.
+		mgmt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/L0SNAdmOvHcCJ1Q=") {
+				w.Header().Set("X-Amzn-ErrorType", "LimitExceededException")
+				w.WriteHeader(http.StatusTooManyRequests)
+				_, _ = w.Write([]byte(`{"message":"Rate exceeded"}`))
+				return
+			}
+			b, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			posts = append(posts, r.URL.Path+" "+string(b))
+			mu.Unlock()
+		}))
+		defer mgmt.Close()
+		t.Setenv(wsapi.EnvManagementEndpoint, mgmt.URL+"/live")
+		a, sender, err := realtiming.FromEnv(context.Background())
+		if err != nil {
+			t.Fatalf("handler: %v", err)
+		}
+		queue := st.Resources.Queues["RealtimeFanoutQueue"]
+		ev := wiringtest.Event[events.SQSEvent](t, "realtime-fanout.json")
+		resp, err := realtiming.Fanout(a, sender, queue).HandleSQS(context.Background(), ev)
+		if err != nil || len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("sample: %+v %v, want no failures", resp, err)
+		}
+		if len(posts) != 1 || !strings.Contains(posts[0], "/L0SM9cOFvHcCIhw=") || !strings.Contains(posts[0], `"content":"Versión 2.3.1 desplegada en producción."`) {
+			t.Fatalf("posts %q, want the job's payload to its first connection", posts)
+		}
+		out, err := st.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: &queue, MaxNumberOfMessages: 10, WaitTimeSeconds: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Messages) != 1 || !strings.Contains(*out.Messages[0].Body, `"connections":["L0SNAdmOvHcCJ1Q="]`) || !strings.Contains(*out.Messages[0].Body, `"attempt":1`) {
+			t.Fatalf("requeued %d jobs, want the throttled connection's, attempt 1", len(out.Messages))
+		}
+	}
 	samples["RealtimePushFunction"] = func(t *testing.T, fn string) {
 		st, d := wiringtest.DemoAs(t, fn)
 		// Seeded as an administrator: the function itself may not write these.

@@ -32,6 +32,10 @@ const EnvDeliveryQueueURL = "DELIVERY_QUEUE_URL"
 // with a failure streak and for retries (docs/delivery.md).
 const EnvSlowDeliveryQueueURL = "SLOW_DELIVERY_QUEUE_URL"
 
+// EnvWaitDeliveryQueueURL is the delivery queue's wait lane, where
+// retries wait until they are due.
+const EnvWaitDeliveryQueueURL = "WAIT_DELIVERY_QUEUE_URL"
+
 // Require returns the values of names, or one error naming every missing one.
 func Require(names ...string) (map[string]string, error) {
 	vals := map[string]string{}

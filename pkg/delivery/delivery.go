@@ -143,10 +143,12 @@ type Lane int
 // The lanes. LaneOther is a queue the deliverer does not recognise (a
 // redrive target, a test invocation): its messages are attempted where
 // they are and never moved, so that no message can bounce between queues.
+// LaneWait holds messages not yet due; nothing is attempted there.
 const (
 	LaneOther Lane = iota
 	LaneFast
 	LaneSlow
+	LaneWait
 )
 
 func (l Lane) String() string {
@@ -155,6 +157,8 @@ func (l Lane) String() string {
 		return "fast"
 	case LaneSlow:
 		return "slow"
+	case LaneWait:
+		return "wait"
 	}
 	return "other"
 }

@@ -82,3 +82,43 @@ func TestSaveRevisionAtTheTransactionLimits(t *testing.T) {
 		})
 	}
 }
+
+// TestSaveWithoutTranslationsIsOneUpdate: a save that stores no
+// translation (nobody needs one, or only the marker ends) is one
+// conditional UpdateItem, half the write units of the one-item transaction
+// it was; its revision condition still holds: a save for a revision an
+// edit replaced changes nothing.
+func TestSaveWithoutTranslationsIsOneUpdate(t *testing.T) {
+	st := stacktest.New(t)
+	store := storetest.New(st.DB, st.Table)
+	ctx := context.Background()
+	channel := chat.NewIDs().New(time.Now())
+	msg := putMessage(t, store, channel)
+	st.Calls.Reset()
+	if err := store.Translation.SaveRevision(ctx, channel, msg, 2, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	item, err := st.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(st.Table), ConsistentRead: aws.Bool(true),
+		Key: dynamo.Key(dynamo.ChanPK(channel), dynamo.MessageSK(msg))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if item.Item[dynamo.AttrPendingShard] == nil || item.Item[dynamo.AttrTranslatedAt] != nil {
+		t.Fatalf("a save of revision 2 of a revision-1 message changed it: %v", item.Item)
+	}
+	st.Calls.Reset()
+	if err := store.Translation.SaveRevision(ctx, channel, msg, 1, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	if calls := st.Calls.Calls(); strings.Join(calls, ",") != "DynamoDB.UpdateItem" {
+		t.Fatalf("calls %v, want one UpdateItem", calls)
+	}
+	item, err = st.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(st.Table), ConsistentRead: aws.Bool(true),
+		Key: dynamo.Key(dynamo.ChanPK(channel), dynamo.MessageSK(msg))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if item.Item[dynamo.AttrPendingShard] != nil || item.Item[dynamo.AttrTranslatedAt] == nil {
+		t.Fatalf("finished save left %v", item.Item)
+	}
+}

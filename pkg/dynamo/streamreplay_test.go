@@ -2,10 +2,12 @@ package dynamo_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/storetest"
@@ -58,5 +60,50 @@ func TestParkedStreamRecords(t *testing.T) {
 	}
 	if none, err := store.Relay.ParkedStreamRecords(ctx, stream, "1001", "2000"); err != nil || len(none) != 0 {
 		t.Fatalf("empty range: got %d records (%v), want none", len(none), err)
+	}
+}
+
+// TestParkedRecordsSpreadOverPartitions: the records of one stream are
+// parked under 16 partition keys (by sequence number), not one, so an
+// outage's parking is not held to one partition's 1,000 write units a
+// second; a range still comes back whole and in order.
+func TestParkedRecordsSpreadOverPartitions(t *testing.T) {
+	st := stacktest.New(t)
+	store := storetest.New(st.DB, st.Table)
+	ctx := context.Background()
+	const stream = "arn:aws:dynamodb:us-east-1:123456789012:table/t/stream/3"
+	var recs []dynamo.StreamRecord
+	var want []string
+	for i := range 64 {
+		seq := strconv.Itoa(1000000 + i*137)
+		recs = append(recs, dynamo.StreamRecord{Seq: seq, EventName: "INSERT", At: time.Now(), Image: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "X"}}})
+		want = append(want, seq)
+	}
+	if err := store.Relay.ParkStreamRecords(ctx, stream, recs, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	out, err := st.DB.Scan(ctx, &dynamodb.ScanInput{TableName: &st.Table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	for _, it := range out.Items {
+		if pk := dynamo.GetS(it, "pk"); strings.HasPrefix(pk, "RELAYPARK#"+stream) {
+			keys[pk] = true
+		}
+	}
+	if len(keys) < 12 {
+		t.Fatalf("64 parked records under %d partition keys, want them spread over about 16", len(keys))
+	}
+	got, err := store.Relay.ParkedStreamRecords(ctx, stream, want[0], want[len(want)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []string
+	for _, r := range got {
+		seqs = append(seqs, r.Seq)
+	}
+	if strings.Join(seqs, ",") != strings.Join(want, ",") {
+		t.Fatalf("got %v, want the 64 in order", seqs)
 	}
 }

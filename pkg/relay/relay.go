@@ -14,6 +14,7 @@ package relay
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -49,6 +50,9 @@ type Relay struct {
 	// Translations, when set, removes the stored translations of each
 	// deleted message (contract section 13), off the request path.
 	Translations TranslationRemover
+
+	// parked remembers what this environment parked (park).
+	parked parkedSet
 }
 
 // TranslationRemover removes a deleted message's translations.
@@ -185,9 +189,11 @@ func (r *Relay) HandleStream(ctx context.Context, ev events.DynamoDBEvent) (even
 	return resp, nil
 }
 
-// park keeps the failed records. A failure to park is logged as an error:
-// the records are still retried, but if Lambda gives up on them a replay
-// cannot restore their events.
+// park keeps the failed records, each once in this execution environment:
+// a retry of the batch (Lambda retries it until the records succeed or
+// age out, usually in the same environment) does not write them again. A
+// failure to park is logged as an error: the records are still retried,
+// but if Lambda gives up on them a replay cannot restore their events.
 func (r *Relay) park(ctx context.Context, ev events.DynamoDBEvent, recs []dynamo.StreamRecord, failed []string) {
 	bad := map[string]bool{}
 	for _, id := range failed {
@@ -195,8 +201,8 @@ func (r *Relay) park(ctx context.Context, ev events.DynamoDBEvent, recs []dynamo
 	}
 	byStream := map[string][]dynamo.StreamRecord{}
 	for i, rec := range recs {
-		if bad[rec.Seq] {
-			stream := ev.Records[i].EventSourceArn
+		stream := ev.Records[i].EventSourceArn
+		if bad[rec.Seq] && !r.parked.has(stream, rec.Seq) {
 			byStream[stream] = append(byStream[stream], rec)
 		}
 	}
@@ -204,6 +210,35 @@ func (r *Relay) park(ctx context.Context, ev events.DynamoDBEvent, recs []dynamo
 		if err := r.Parking.ParkStreamRecords(ctx, stream, rs, time.Now()); err != nil {
 			slog.ErrorContext(ctx, "relay: failed records not parked; if Lambda gives up on them, a replay cannot restore them",
 				"stream", stream, "records", len(rs), "first_sequence_number", rs[0].Seq, "error", err.Error())
+			continue
+		}
+		for _, rec := range rs {
+			r.parked.add(stream, rec.Seq)
 		}
 	}
+}
+
+// parkedSet remembers the records an environment parked, at most
+// maxParkedMemo (then it starts again: a record parked twice is only a
+// write more).
+type parkedSet struct {
+	mu   sync.Mutex
+	seqs map[string]bool
+}
+
+const maxParkedMemo = 100000
+
+func (p *parkedSet) has(stream, seq string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.seqs[stream+" "+seq]
+}
+
+func (p *parkedSet) add(stream, seq string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.seqs == nil || len(p.seqs) >= maxParkedMemo {
+		p.seqs = map[string]bool{}
+	}
+	p.seqs[stream+" "+seq] = true
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -346,5 +347,45 @@ func BenchmarkReplay10000(b *testing.B) {
 		b.ReportMetric(float64(records)/elapsed.Seconds(), "records/s")
 		b.Logf("replayed %d records (%d failure records) in %s; %d AWS calls, the consumers' included", records, records/batch, elapsed.Round(time.Millisecond), calls)
 		b.StartTimer()
+	}
+}
+
+// countingParking is a Parking counting the records it is asked to park.
+type countingParking struct {
+	relay.Parking
+	mu     sync.Mutex
+	parked int
+}
+
+func (c *countingParking) ParkStreamRecords(ctx context.Context, stream string, recs []dynamo.StreamRecord, now time.Time) error {
+	c.mu.Lock()
+	c.parked += len(recs)
+	c.mu.Unlock()
+	return c.Parking.ParkStreamRecords(ctx, stream, recs, now)
+}
+
+// TestRelayParksEachRecordOnce: a batch that keeps failing (Lambda retries
+// it, here three times) parks its records the first time only; before,
+// every retry wrote them again, on one partition key.
+func TestRelayParksEachRecordOnce(t *testing.T) {
+	w := newWorld(t)
+	w.post(t, "Hello", time.Now())
+	ev, _ := w.streamEvent(t)
+	for i := range ev.Records {
+		ev.Records[i].EventSourceArn = w.st.Resources.StreamARN
+	}
+	counting := &countingParking{Parking: w.store.Relay}
+	r := w.outboxRelay()
+	r.Parking = counting
+	for range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+		resp, err := r.HandleStream(ctx, ev)
+		cancel()
+		if err != nil || len(resp.BatchItemFailures) != 1 {
+			t.Fatalf("got %+v %v, want the one record failed", resp, err)
+		}
+	}
+	if counting.parked != 1 {
+		t.Fatalf("3 failed tries of one record parked %d records, want 1", counting.parked)
 	}
 }

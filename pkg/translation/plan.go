@@ -479,8 +479,10 @@ func (p *plan) chars() int64 {
 	return n
 }
 
-// call sends every unit not remembered, at most Concurrency at a time.
+// call sends every unit not remembered, at most Concurrency at a time,
+// starting none after the stop time (those fail with ErrUnfinished).
 func (p *plan) call(ctx context.Context) {
+	stop := p.svc.stopTime(ctx)
 	var keys []MemoryKey
 	for k, c := range p.calls {
 		if !c.remembered {
@@ -499,6 +501,13 @@ func (p *plan) call(ctx context.Context) {
 	var mu sync.Mutex
 	for _, k := range keys {
 		sem <- struct{}{}
+		if !stop.IsZero() && !time.Now().Before(stop) {
+			<-sem
+			mu.Lock()
+			p.calls[k].err = ErrUnfinished
+			mu.Unlock()
+			continue
+		}
 		wg.Go(func() {
 			defer func() { <-sem }()
 			start := time.Now()

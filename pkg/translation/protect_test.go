@@ -2,6 +2,8 @@ package translation_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"reflect"
 	"regexp"
 	"strings"
@@ -282,5 +284,63 @@ func TestProcessSendsTheTranslatorsForm(t *testing.T) {
 	}
 	if got := store.saved[messageID+"/es"].Content; got != "Ejecuta `make test` if Tom & Jerry agree" {
 		t.Fatalf("stored %q", got)
+	}
+}
+
+// TestProcessContinuesWhereItStopped: a message too long to translate
+// before the function's deadline (here 30 sentences into 2 languages at 20
+// ms a call, 2 at a time, with 300 ms to go and 100 ms kept) starts no call
+// past its stop time, remembers what it translated, and fails
+// ErrUnfinished; its retry sends only the units not remembered (none
+// twice), is not charged again, and stores both translations whole.
+func TestProcessContinuesWhereItStopped(t *testing.T) {
+	var sentences []string
+	for _, w := range strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu apple banana cherry grape") {
+		sentences = append(sentences, fmt.Sprintf("The %s report is ready.", w))
+	}
+	store := &memStore{readers: readersIn(3, "en", "es", "fr"), content: strings.Join(sentences, " ")}
+	tr := translatorOf("en", "es", "fr")
+	var mu sync.Mutex
+	seen := map[string]int{}
+	tr.translate = func(_ context.Context, text, _, target string) (translation.Result, error) {
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		seen[target+"|"+text]++
+		mu.Unlock()
+		return translation.Result{Text: "[" + target + "] " + text}, nil
+	}
+	budgets := &onceBudgets{fakeBudgets: fakeBudgets{limit: limitOf(100_000)}}
+	mem := &fakeMemory{}
+	svc := &translation.Service{Store: store, Translator: tr, Memory: mem, Concurrency: 2, Reserve: 100 * time.Millisecond,
+		Budget: &translation.Budget{Store: budgets, Log: quiet}}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	err := svc.Process(ctx, jobIn("en"))
+	cancel()
+	first := tr.count()
+	if !errors.Is(err, translation.ErrUnfinished) || first == 0 || first >= 60 {
+		t.Fatalf("first run: %v after %d calls, want ErrUnfinished after some of the 60", err, first)
+	}
+	if len(mem.m) != first {
+		t.Fatalf("first run remembered %d units of the %d it translated", len(mem.m), first)
+	}
+	if err := svc.Process(context.Background(), jobIn("en")); err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+	if total := tr.count(); total != 60 {
+		t.Fatalf("%d calls in all, want 60: each unit once", total)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Fatalf("%q sent %d times", k, n)
+		}
+	}
+	if len(budgets.charged) != 1 || len(budgets.spends) != 1 {
+		t.Fatalf("charged %v (spends %v), want the revision once", budgets.charged, budgets.spends)
+	}
+	for _, l := range []string{"es", "fr"} {
+		got := store.saved[messageID+"/"+l].Content
+		if strings.Count(got, "["+l+"]") != 30 {
+			t.Fatalf("%s: %q, want all 30 sentences translated", l, got)
+		}
 	}
 }

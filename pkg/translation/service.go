@@ -2,6 +2,7 @@ package translation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -108,7 +109,21 @@ type Service struct {
 	// Memory, when set, remembers each translated unit per workspace and
 	// language pair, so that a unit already translated is not sent again.
 	Memory Memory
+	// Reserve is the time kept before the context's deadline (a Lambda
+	// function's): no translator call starts after it, so that what was
+	// translated is remembered and saved in time, and the retry goes on
+	// from there (ErrUnfinished). DefaultReserve when zero.
+	Reserve time.Duration
 }
+
+// DefaultReserve leaves a 30-second function 5 seconds to remember and
+// save what it translated.
+const DefaultReserve = 5 * time.Second
+
+// ErrUnfinished is why a target failed when the deadline came before its
+// units were sent: the message's retry sends only what the memory does not
+// hold (the units translated before), and is not charged again.
+var ErrUnfinished = errors.New("translation: stopped before the deadline; the retry goes on")
 
 // Observer is told of every translator call: its target, the characters
 // sent, how long it took, and its error.
@@ -137,6 +152,20 @@ func (e *FailedError) Error() string {
 
 // Unwrap returns the causes, so that errors.Is and errors.As see each one.
 func (e *FailedError) Unwrap() []error { return e.Errs }
+
+// stopTime is when no translator call may start: Reserve before ctx's
+// deadline; zero without one.
+func (s *Service) stopTime(ctx context.Context) time.Time {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return time.Time{}
+	}
+	reserve := s.Reserve
+	if reserve <= 0 {
+		reserve = DefaultReserve
+	}
+	return deadline.Add(-reserve)
+}
 
 func (s *Service) concurrency() int {
 	if s.Concurrency > 0 {

@@ -35,16 +35,24 @@ func Guard() (*netguard.Guard, error) {
 // The queue adapter is the deliverer's queue.
 var _ delivery.Queue = (*sqsqueue.Queue)(nil)
 
+// Queues are the delivery function's lanes' queue URLs: the delivery
+// queue (Fast), the slow lane and the wait lane ("" for none).
+type Queues struct {
+	Fast, Slow, Wait string
+}
+
 // Lanes returns the delivery function's lane of a record by its
-// eventSourceARN: LaneFast for the queue at fastURL, LaneSlow for the one
-// at slowURL (none when slowURL is ""), LaneOther for any other
+// eventSourceARN: LaneFast for q.Fast's queue, LaneSlow for q.Slow's,
+// LaneWait for q.Wait's (none for ""), LaneOther for any other
 // (sqsqueue.IsQueue compares them).
-func Lanes(fastURL, slowURL string) func(eventSourceARN string) delivery.Lane {
-	fast, slow := sqsqueue.IsQueue(fastURL), sqsqueue.IsQueue(slowURL)
+func Lanes(q Queues) func(eventSourceARN string) delivery.Lane {
+	fast, slow, wait := sqsqueue.IsQueue(q.Fast), sqsqueue.IsQueue(q.Slow), sqsqueue.IsQueue(q.Wait)
 	return func(arn string) delivery.Lane {
 		switch {
 		case slow(arn):
 			return delivery.LaneSlow
+		case wait(arn):
+			return delivery.LaneWait
 		case fast(arn):
 			return delivery.LaneFast
 		}
@@ -52,10 +60,11 @@ func Lanes(fastURL, slowURL string) func(eventSourceARN string) delivery.Lane {
 	}
 }
 
-// Deliverer builds the delivery function's deliverer on the queue at
-// queueURL and its slow lane at slowURL ("" for none: one lane), from the
-// environment (DELIVERY_SCHEDULE, OUTBOUND_ALLOW_*).
-func Deliverer(a *app.App, queueURL, slowURL string) (*attempt.Deliverer, error) {
+// Deliverer builds the delivery function's deliverer on queues (only Fast
+// is required), from the environment (DELIVERY_SCHEDULE,
+// OUTBOUND_ALLOW_*).
+func Deliverer(a *app.App, queues Queues) (*attempt.Deliverer, error) {
+	queueURL := queues.Fast
 	st := deliverystore.New(a.DB, a.Table)
 	sched, err := attempt.ParseSchedule(os.Getenv(EnvDeliverySchedule))
 	if err != nil {
@@ -67,9 +76,12 @@ func Deliverer(a *app.App, queueURL, slowURL string) (*attempt.Deliverer, error)
 	}
 	q := sqs.NewFromConfig(a.AWS)
 	d := &attempt.Deliverer{Store: st, Queue: sqsqueue.New(q, queueURL), Client: g.Client(),
-		Schedule: sched, Now: a.Now, Rand: rand.Float64, Limiter: st, LaneOf: Lanes(queueURL, slowURL), Marker: st, Messages: st}
-	if slowURL != "" {
-		d.Slow = sqsqueue.New(q, slowURL)
+		Schedule: sched, Now: a.Now, Rand: rand.Float64, Limiter: st, LaneOf: Lanes(queues), Marker: st, Messages: st}
+	if queues.Slow != "" {
+		d.Slow = sqsqueue.New(q, queues.Slow)
+	}
+	if queues.Wait != "" {
+		d.Wait = sqsqueue.New(q, queues.Wait)
 	}
 	return d, nil
 }
@@ -79,13 +91,13 @@ const Function = "DeliverWebhooksFunction"
 
 // FromEnv builds the delivery function's Lambda handler from its
 // environment (TABLE_NAME, DELIVERY_QUEUE_URL, SLOW_DELIVERY_QUEUE_URL,
-// and Deliverer's): what its main.go runs and the tests invoke.
+// WAIT_DELIVERY_QUEUE_URL, and Deliverer's): what its main.go runs and the tests invoke.
 func FromEnv(ctx context.Context) (func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), error) {
-	a, env, err := app.FromEnv(ctx, awsenv.EnvDeliveryQueueURL, awsenv.EnvSlowDeliveryQueueURL)
+	a, env, err := app.FromEnv(ctx, awsenv.EnvDeliveryQueueURL, awsenv.EnvSlowDeliveryQueueURL, awsenv.EnvWaitDeliveryQueueURL)
 	if err != nil {
 		return nil, err
 	}
-	d, err := Deliverer(a, env[awsenv.EnvDeliveryQueueURL], env[awsenv.EnvSlowDeliveryQueueURL])
+	d, err := Deliverer(a, Queues{Fast: env[awsenv.EnvDeliveryQueueURL], Slow: env[awsenv.EnvSlowDeliveryQueueURL], Wait: env[awsenv.EnvWaitDeliveryQueueURL]})
 	if err != nil {
 		return nil, err
 	}

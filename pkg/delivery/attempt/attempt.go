@@ -51,6 +51,13 @@ type Deliverer struct {
 	// every retry of a failed attempt is sent to it, so that receivers that
 	// time out occupy only the slow lane's instances.
 	Slow delivery.Queue
+	// Wait is the wait lane's queue, nil for none. A message not yet due (a
+	// retry waiting out its schedule, a copy received early) waits there,
+	// sent again every MaxQueueDelay, and once due goes on to the lane it
+	// is attempted on (a retry to the slow lane, a first attempt to the
+	// fast one). Nothing is attempted on it, so waiting retries, however
+	// many, never take an attempt's place on either lane.
+	Wait delivery.Queue
 	// LaneOf tells the lane of a record by its eventSourceARN; nil (or
 	// LaneOther) means the record is attempted where it is.
 	LaneOf   func(eventSourceARN string) delivery.Lane
@@ -119,7 +126,8 @@ func (d *Deliverer) body(ctx context.Context, del events.Delivery) ([]byte, erro
 type Result struct {
 	Done    bool
 	Attempt *delivery.Attempt
-	// Moved reports the message was sent to the slow lane unattempted.
+	// Moved reports the message was sent to another lane unattempted (the
+	// slow lane, or from the wait lane to the lane it is attempted on).
 	Moved bool
 }
 
@@ -138,6 +146,34 @@ func (d *Deliverer) here(lane delivery.Lane) delivery.Queue {
 func (d *Deliverer) retries() delivery.Queue {
 	if d.Slow != nil {
 		return d.Slow
+	}
+	return d.Queue
+}
+
+// waiting is the queue a message read from lane waits on until its due
+// time: the wait lane when there is one, else the lane it came from.
+func (d *Deliverer) waiting(lane delivery.Lane) delivery.Queue {
+	if d.Wait != nil {
+		return d.Wait
+	}
+	return d.here(lane)
+}
+
+// retryQueue is the queue of a retry due after delay: the wait lane while
+// it must wait (and there is one), else the retries' lane.
+func (d *Deliverer) retryQueue(delay time.Duration) delivery.Queue {
+	if d.Wait != nil && delay >= dueSlack {
+		return d.Wait
+	}
+	return d.retries()
+}
+
+// attemptQueue is the lane a due message from the wait lane is attempted
+// on: a retry's (the slow lane), or the fast lane for a first attempt (of
+// a delivery, a redelivery or a recovery).
+func (d *Deliverer) attemptQueue(del events.Delivery) delivery.Queue {
+	if del.Attempt > del.AttemptBase+1 {
+		return d.retries()
 	}
 	return d.Queue
 }
@@ -206,10 +242,17 @@ func (d *Deliverer) Handle(ctx context.Context, m delivery.Message) (Result, err
 	del := m.Delivery
 	now := d.now()
 	if wait := del.Due.Sub(now); wait >= dueSlack {
-		if err := d.here(m.Lane).Schedule(ctx, del, min(wait, delivery.MaxQueueDelay)); err != nil {
+		if err := d.waiting(m.Lane).Schedule(ctx, del, min(wait, delivery.MaxQueueDelay)); err != nil {
 			return Result{}, err
 		}
 		return Result{Done: true}, nil
+	}
+	if m.Lane == delivery.LaneWait {
+		// Due: on to the lane it is attempted on, as it is.
+		if err := d.attemptQueue(del).Schedule(ctx, del, 0); err != nil {
+			return Result{}, err
+		}
+		return Result{Done: true, Moved: true}, nil
 	}
 	w, err := d.webhook(ctx, del)
 	if chat.ErrorCode(err) == chat.ENotFound {
@@ -293,7 +336,8 @@ func (d *Deliverer) Handle(ctx context.Context, m delivery.Message) (Result, err
 	queued := true
 	if retry {
 		next.Attempt, next.Due = n+1, a.NextAt
-		if err := d.retries().Schedule(ctx, next, min(a.NextAt.Sub(d.now()), delivery.MaxQueueDelay)); err != nil {
+		delay := a.NextAt.Sub(d.now())
+		if err := d.retryQueue(delay).Schedule(ctx, next, min(delay, delivery.MaxQueueDelay)); err != nil {
 			// This message comes back and queues it (refused, below).
 			slog.WarnContext(ctx, "delivery: queue retry", "delivery_id", del.ID, "attempt", n+1, "error", err.Error())
 			queued = false
@@ -356,7 +400,8 @@ func (d *Deliverer) refused(ctx context.Context, lane delivery.Lane, del events.
 		// earlier version retried by visibility): this message queues it.
 		retry := del
 		retry.Attempt, retry.Due = st.Attempts+1, st.NextAt
-		if err := d.retries().Schedule(ctx, retry, min(max(st.NextAt.Sub(now), 0), delivery.MaxQueueDelay)); err != nil {
+		delay := max(st.NextAt.Sub(now), 0)
+		if err := d.retryQueue(delay).Schedule(ctx, retry, min(delay, delivery.MaxQueueDelay)); err != nil {
 			return Result{}, err
 		}
 		return Result{Done: true}, nil

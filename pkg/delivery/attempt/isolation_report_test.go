@@ -173,7 +173,7 @@ func isolationRun(t *testing.T, timeoutPct int, layout isolationLayout) isolatio
 		from := fastQ
 		if layout.lanes {
 			// SlowAfter a tenth of the timeout, as 1 s is of AWS's 10 s.
-			d.Slow, d.LaneOf, d.Marker, d.SlowAfter = slowQ, delivering.Lanes(fastURL, slowURL), st, timeout/10
+			d.Slow, d.LaneOf, d.Marker, d.SlowAfter = slowQ, delivering.Lanes(delivering.Queues{Fast: fastURL, Slow: slowURL}), st, timeout/10
 			if i == instances-1 {
 				from = slowQ
 			}

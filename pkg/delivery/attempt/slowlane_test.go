@@ -8,11 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/internal/stacktest"
+	"github.com/chatbridge/chat/pkg/app/delivering"
 	"github.com/chatbridge/chat/pkg/delivery"
 	evs "github.com/chatbridge/chat/pkg/events"
+	"github.com/chatbridge/chat/pkg/sqsqueue"
 )
 
 // streak is a webhook item's failure streak: n failed attempts since an
@@ -289,5 +292,77 @@ func TestSlowAttemptMarksWebhook(t *testing.T) {
 	}
 	if got := attempts(rv, c.ID); len(got) != 0 {
 		t.Fatalf("the moved delivery was sent %v on the delivery queue, want not at all", got)
+	}
+}
+
+// TestWaitingRetriesTakeNoLane: with a wait lane, a failed attempt's retry
+// waits there, not on the slow lane; a copy received early waits again
+// there (one SendMessage, nothing read or attempted); once due it goes on
+// to the slow lane as it is (one SendMessage), where it is attempted. So
+// however many retries wait, their 15-minute hops never take a slot of the
+// slow lane's attempts (before, every hop of every waiting retry was
+// handled in the slow lane's 5 × 10 slots, beside attempts timing out
+// after 10 s).
+func TestWaitingRetriesTakeNoLane(t *testing.T) {
+	e := newLanesEnv(t, ms(2000, 2000))
+	waitURL := e.st.Resources.Queues["DeliveryWaitQueue"]
+	e.d.Wait = sqsqueue.New(e.st.SQS, waitURL)
+	e.d.LaneOf = delivering.Lanes(delivering.Queues{Fast: e.url, Slow: e.slowURL, Wait: waitURL})
+	rv := newReceiver(t, func(n int, w http.ResponseWriter) int {
+		if n == 1 {
+			w.WriteHeader(500)
+			return 500
+		}
+		w.WriteHeader(200)
+		return 200
+	})
+	w := e.putWebhook(t, evs.KindOutbound, "01JD9N15ZR836GD73VZ533YQJJ", rv.URL, nil)
+	_, ds := event(t, "fails once", w)
+	if _, err := e.queue.SendDeliveries(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	e.handle(t, e.receiveOne(t))
+	wantCounts(t, e, "slow lane after the failure", e.slowURL, 0, 0, 0)
+	wantCounts(t, e, "wait lane after the failure", waitURL, 0, 0, 1)
+
+	// A copy seen early waits again on the wait lane, and costs nothing else.
+	early := ds[0]
+	early.Attempt, early.Due = 2, time.Now().Add(time.Hour)
+	if err := e.d.Wait.Schedule(context.Background(), early, 0); err != nil {
+		t.Fatal(err)
+	}
+	ev := e.receive(t, waitURL)
+	if len(ev.Records) != 1 {
+		t.Fatalf("wait lane shows %d messages, want the early copy", len(ev.Records))
+	}
+	e.st.Calls.Reset()
+	_, calls := e.handle(t, ev)
+	wantCalls(t, "early copy on the wait lane", calls, "SQS.SendMessage")
+	wantCounts(t, e, "wait lane after the early copy", waitURL, 0, 0, 2)
+
+	// The retry, once due, goes on to the slow lane unattempted.
+	var due events.SQSEvent
+	for deadline := time.Now().Add(10 * time.Second); len(due.Records) == 0 && time.Now().Before(deadline); {
+		due = e.receive(t, waitURL)
+	}
+	if len(due.Records) != 1 {
+		t.Fatalf("wait lane gave %d messages once the retry was due, want 1", len(due.Records))
+	}
+	e.st.Calls.Reset()
+	_, calls = e.handle(t, due)
+	wantCalls(t, "due retry on the wait lane", calls, "SQS.SendMessage")
+	if got := attempts(rv, ds[0].ID); !slices.Equal(got, []int{1}) {
+		t.Fatalf("attempt numbers %v after the wait lane, want [1]: nothing is attempted there", got)
+	}
+	retry := e.receive(t, e.slowURL)
+	if len(retry.Records) != 1 {
+		t.Fatalf("slow lane holds %d messages, want the due retry", len(retry.Records))
+	}
+	e.handle(t, retry)
+	if got := attempts(rv, ds[0].ID); !slices.Equal(got, []int{1, 2}) {
+		t.Fatalf("attempt numbers %v, want [1 2]", got)
+	}
+	if r := e.record(t, ds[0]); r.Status != delivery.StatusSucceeded || r.Attempts != 2 {
+		t.Fatalf("record %+v, want succeeded after 2 attempts", r)
 	}
 }

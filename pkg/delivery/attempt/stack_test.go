@@ -134,7 +134,7 @@ func newLanesEnv(t *testing.T, schedule []time.Duration) *env {
 	e := newEnv(t, schedule)
 	e.slowURL = e.st.Resources.Queues["SlowDeliveryQueue"]
 	e.d.Slow = sqsqueue.New(e.st.SQS, e.slowURL)
-	e.d.LaneOf = delivering.Lanes(e.url, e.slowURL)
+	e.d.LaneOf = delivering.Lanes(delivering.Queues{Fast: e.url, Slow: e.slowURL})
 	return e
 }
 

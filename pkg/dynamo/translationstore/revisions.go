@@ -2,6 +2,7 @@ package translationstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -25,7 +26,8 @@ const transactionBytes = 3_500_000
 // SaveRevision implements translation.RevisionSaver: the translation items
 // (each recording its revision) and the update of the message item (its
 // translated_languages, and when finished the removal of its marker and
-// translated_at) are one TransactWriteItems, conditioned on the message
+// translated_at) are one TransactWriteItems (one UpdateItem when there is
+// no translation to store: nothing to keep atomic), conditioned on the message
 // existing, not deleted, at revision rev. An edit in between fails the
 // condition and nothing is written: a translation of an older revision
 // can never replace a newer one, whatever order the jobs finish in.
@@ -123,6 +125,25 @@ func (s *Store) SaveRevision(ctx context.Context, channelID, messageID string, r
 	}
 	if len(add) > 0 {
 		update += " ADD " + strings.Join(add, ", ")
+	}
+	if len(chunk) == 0 {
+		// The message's update alone (no translation to store with it): one
+		// UpdateItem, half a one-item transaction's write units; retried
+		// while it meets an edit's or a deletion's transaction.
+		var err error
+		for attempt := 0; ; attempt++ {
+			_, err = s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name, Key: msgKey,
+				ConditionExpression: aws.String(cond), UpdateExpression: aws.String(update),
+				ExpressionAttributeNames: unames, ExpressionAttributeValues: uvalues})
+			if !dynamo.AgainAfterConflict(ctx, err, attempt) {
+				break
+			}
+		}
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			return nil
+		}
+		return dynamo.Fail(op, err)
 	}
 	chunk = append(chunk, types.TransactWriteItem{Update: &types.Update{TableName: &s.Name, Key: msgKey,
 		ConditionExpression: aws.String(cond), UpdateExpression: aws.String(update),
