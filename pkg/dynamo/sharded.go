@@ -159,7 +159,7 @@ func (cc *CounterCache) forget(c ShardedCounter) {
 
 // maxSpendRounds bounds how often a spend reads the shards again after
 // losing a race for the room it saw.
-const maxSpendRounds = 3
+const maxSpendRounds = 5
 
 // Spend counts n on c when the window has room for it, and never lets c
 // pass its limit. It writes one random shard not known full (one
@@ -202,7 +202,15 @@ func (t *Table) Spend(ctx context.Context, c ShardedCounter, n int64, cache *Cou
 		}
 	}
 	// Then, near the limit, by what every shard has left.
-	for range maxSpendRounds {
+	for round := range maxSpendRounds {
+		if round > 0 {
+			// Lost a race for the room read: let the winners finish.
+			select {
+			case <-ctx.Done():
+				return Spent{}, Fail("spend on "+c.Base, ctx.Err())
+			case <-time.After(time.Duration(round*(10+rand.IntN(20))) * time.Millisecond):
+			}
+		}
 		room, err := t.rooms(ctx, c)
 		if err != nil {
 			return Spent{}, err

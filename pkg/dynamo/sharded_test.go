@@ -159,3 +159,39 @@ func TestSpendSplitsWhatNoShardHolds(t *testing.T) {
 		t.Errorf("shards count %d, want 100", total)
 	}
 }
+
+// TestConcurrentSplitSpends: six concurrent spends of 30 on a counter of
+// 100 over 4 shards (25 each), none of which fits one shard: exactly three
+// are counted, each over several shards, and the rest refused, none failed.
+func TestConcurrentSplitSpends(t *testing.T) {
+	st := stacktest.New(t)
+	tab := dynamo.New(st.DB, st.Table)
+	c := dynamo.ShardedCounter{Base: "TRBUDGET#01JDZ8Y7K3Q4W5E6R7T8Y9A0FW#2026-11-29", Attr: "chars", Limit: 100, Shards: 4,
+		TTL: time.Now().Add(time.Hour).Unix()}
+	var ok, refused atomic.Int64
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Go(func() {
+			s, err := tab.Spend(context.Background(), c, 30, nil)
+			switch {
+			case err != nil:
+				t.Errorf("spend: %v", err)
+			case s.OK:
+				ok.Add(1)
+			default:
+				refused.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	if ok.Load() != 3 || refused.Load() != 3 {
+		t.Errorf("%d spent, %d refused; want 3 and 3", ok.Load(), refused.Load())
+	}
+	var total int64
+	for _, n := range shardCounts(t, st, c) {
+		total += n
+	}
+	if total != 90 {
+		t.Errorf("shards count %d, want 90", total)
+	}
+}
