@@ -173,7 +173,7 @@ func TestRareCallsAsTheirFunctions(t *testing.T) {
 			// A budget of 500,000 has two shards of 250,000; with 200,000
 			// spent on each, 80,000 fits only over both (one
 			// TransactWriteItems), after a read of both (BatchGetItem).
-			day := now.UTC().Truncate(24 * time.Hour).AddDate(0, 0, 3)
+			day := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, 3)
 			base := "TRBUDGET#" + demoWS + "#" + day.Format(time.DateOnly)
 			for _, pk := range []string{base, base + "#1"} {
 				seedCount(t, st, pk, "chars", 200_000)
