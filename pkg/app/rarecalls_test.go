@@ -149,7 +149,7 @@ func TestRareCallsAsTheirFunctions(t *testing.T) {
 			return nil
 		}},
 		{"a webhook request near the quota reads every shard of its window", func(t *testing.T) error {
-			// A quota of 1,000 has two shards of 500; both full, each
+			// A quota of 1,000 has two shards of 500 (one per 750); both full, each
 			// function's request finds its shard full, reads both
 			// (BatchGetItem) and is refused.
 			window := now.Truncate(time.Minute)

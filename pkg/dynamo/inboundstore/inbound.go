@@ -180,11 +180,11 @@ func (s *Store) WebhookConfig(ctx context.Context, id string) (inbound.Config, e
 
 // quotaPerShard is the most requests a shard of a quota window admits
 // (unless the window has MaxCounterShards): a whole window's admissions
-// arriving in one second then write each shard at most 500 times, half of
-// what a partition takes in a second. The default quota (600) has two
-// shards; 8,000 and more a minute have the 16 that take 16,000 requests a
-// second.
-const quotaPerShard = 500
+// arriving in one second then write each shard at most 750 times, with
+// room left in its partition's 1,000 for the refusals (one per instance).
+// The default quota (600) has one shard, so its remaining count is exact;
+// more than 11,250 a minute have the 16 that take 16,000 requests a second.
+const quotaPerShard = 750
 
 // quotaCounter is the workspace's counter of the window, limit split over
 // its shards.
@@ -199,7 +199,7 @@ func quotaCounter(ws string, window, expires time.Time, limit int) dynamo.Sharde
 // every shard (BatchGetItem) and take another one's room; a refused request
 // counts nothing, and this instance then refuses the window's requests
 // without a call until it ends (dynamo.CounterCache). remaining is exact
-// with one shard (limits up to 500), else the request's shard's share
+// with one shard (limits up to 750), else the request's shard's share
 // left, scaled to the whole. Errors: EUnavailable.
 func (s *Store) Take(ctx context.Context, ws string, window time.Time, limit int, expires time.Time) (bool, int, error) {
 	if limit <= 0 {
