@@ -87,13 +87,16 @@ func (s *Store) WebhookConfig(_ context.Context, id string) (inbound.Config, err
 	return c, nil
 }
 
-// Hit implements inbound.QuotaCounter.
-func (s *Store) Hit(_ context.Context, ws string, window, _ time.Time) (int64, error) {
+// Take implements inbound.QuotaCounter.
+func (s *Store) Take(_ context.Context, ws string, window time.Time, limit int, _ time.Time) (bool, int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := ws + window.String()
+	if s.quota[k] >= int64(limit) {
+		return false, 0, nil
+	}
 	s.quota[k]++
-	return s.quota[k], nil
+	return true, limit - int(s.quota[k]), nil
 }
 
 // Accept implements inbound.Store.

@@ -2,6 +2,8 @@ package app_test
 
 import (
 	"context"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/chatbridge/chat/pkg/delivery"
 	"github.com/chatbridge/chat/pkg/dynamo"
 	"github.com/chatbridge/chat/pkg/dynamo/deliverystore"
+	"github.com/chatbridge/chat/pkg/dynamo/inboundstore"
 	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
 	"github.com/chatbridge/chat/pkg/dynamo/webhookstore"
@@ -34,7 +37,8 @@ const (
 
 // TestRareCallsAsTheirFunctions: the store calls of paths the suites reach
 // only on a failure or a rare branch (a webhook disabled, a rate-limited
-// delivery, a claim released after its queue message failed, a
+// delivery, a quota or a translation budget near its limit, a claim
+// released after its queue message failed, a
 // redelivery's claim that kept colliding, a stream record parked, a stuck
 // translation given up, a webhook change re-reading its webhook after
 // losing a race) are made as
@@ -144,6 +148,46 @@ func TestRareCallsAsTheirFunctions(t *testing.T) {
 			}
 			return nil
 		}},
+		{"a webhook request near the quota reads every shard of its window", func(t *testing.T) error {
+			// A quota of 1,000 has two shards of 500 (one per 750); both full, each
+			// function's request finds its shard full, reads both
+			// (BatchGetItem) and is refused.
+			window := now.Truncate(time.Minute)
+			base := "QUOTA#" + demoWS + "#" + strconv.FormatInt(window.Unix(), 10)
+			for _, pk := range []string{base, base + "#1"} {
+				seedCount(t, st, pk, "count", 500)
+			}
+			for _, fn := range []string{"InboundWebhookFunction", "EditWebhookMessageFunction", "DeleteWebhookMessageFunction"} {
+				st.Calls.Reset()
+				ok, _, err := inboundstore.New(as(fn), st.Table).Take(ctx, demoWS, window, 1000, window.Add(time.Minute))
+				if err != nil || ok {
+					t.Errorf("%s: Take past the quota: %v, %v; want refused", fn, ok, err)
+				}
+				if calls := st.Calls.Calls(); !slices.Contains(calls, "DynamoDB.BatchGetItem") {
+					t.Errorf("%s: calls %v, want the shards read", fn, calls)
+				}
+			}
+			return nil
+		}},
+		{"a translation charge no budget shard holds alone is split", func(t *testing.T) error {
+			// A budget of 500,000 has two shards of 250,000; with 200,000
+			// spent on each, 80,000 fits only over both (one
+			// TransactWriteItems), after a read of both (BatchGetItem).
+			day := now.UTC().Truncate(24*time.Hour).AddDate(0, 0, 3)
+			base := "TRBUDGET#" + demoWS + "#" + day.Format(time.DateOnly)
+			for _, pk := range []string{base, base + "#1"} {
+				seedCount(t, st, pk, "chars", 200_000)
+			}
+			st.Calls.Reset()
+			ok, err := translationstore.New(as("TranslateFunction"), st.Table).SpendTranslationChars(ctx, demoWS, day, 80_000, 500_000)
+			if err != nil || !ok {
+				t.Errorf("split spend: %v, %v; want spent", ok, err)
+			}
+			if calls := st.Calls.Calls(); !slices.Contains(calls, "DynamoDB.TransactWriteItems") || !slices.Contains(calls, "DynamoDB.BatchGetItem") {
+				t.Errorf("calls %v, want the shards read and a transaction", calls)
+			}
+			return nil
+		}},
 		{"each webhook change re-reads its webhook", func(t *testing.T) error {
 			for _, c := range []struct {
 				kind webhooks.Kind
@@ -174,6 +218,16 @@ func TestRareCallsAsTheirFunctions(t *testing.T) {
 				t.Fatalf("error %v", err)
 			}
 		})
+	}
+}
+
+// seedCount puts a counter item pk/#META counting n in attr.
+func seedCount(t *testing.T, st *stacktest.Stack, pk, attr string, n int64) {
+	t.Helper()
+	item := dynamo.Key(pk, dynamo.MetaSK)
+	item[attr] = dynamo.Num(n)
+	if _, err := st.DB.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: &st.Table, Item: item}); err != nil {
+		t.Fatal(err)
 	}
 }
 

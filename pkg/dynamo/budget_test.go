@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,7 +41,8 @@ func TestTranslationBudgetIsTheFixtures(t *testing.T) {
 }
 
 // TestSpendTranslationChars spends to the budget's edge, one character past
-// it, and across 00:00 UTC, with one UpdateItem a spend.
+// it, and across 00:00 UTC, with one UpdateItem a spend, and none for a
+// spend that the counts this instance saw say cannot fit.
 func TestSpendTranslationChars(t *testing.T) {
 	st, s := newApplyStore(t)
 	ctx := context.Background()
@@ -53,11 +55,11 @@ func TestSpendTranslationChars(t *testing.T) {
 		wantCalls int
 	}{
 		{last.Add(-time.Hour), 60, true, 1},
-		{last, 41, false, 1},                      // 101: one over
+		{last, 41, false, 0},                      // 101: one over, known from the first spend's count
 		{last, 40, true, 1},                       // 100: exactly at the budget
-		{last, 1, false, 1},                       // spent
+		{last, 1, false, 0},                       // spent, known from the last spend's count
 		{last.Add(time.Nanosecond), 100, true, 1}, // 00:00 UTC: a new day
-		{last.Add(time.Nanosecond), 1, false, 1},
+		{last.Add(time.Nanosecond), 1, false, 0},
 		{last.Add(time.Hour), limit + 1, false, 0}, // more than a whole day's: no call
 	} {
 		st.Calls.Reset()
@@ -97,4 +99,42 @@ func budgetCounter(t *testing.T, st *stacktest.Stack, ws, day string) map[string
 		t.Fatal(err)
 	}
 	return out.Item
+}
+
+// TestBudgetSpreadsOverShards: a workspace whose budget lets it translate
+// more than 1,000 messages a second (4,000,000 characters a day) counts its
+// spends on many items, not one (one partition key takes about 1,000
+// writes a second): 48 concurrent spends write at least 8 distinct counter
+// keys of the day, which count exactly what was spent.
+func TestBudgetSpreadsOverShards(t *testing.T) {
+	st, s := newApplyStore(t)
+	const ws, limit, spends, chars = "01JDZ8Y7K3Q4W5E6R7T8Y9A0WW", 4_000_000, 48, 120
+	day := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	var wg sync.WaitGroup
+	for range spends {
+		wg.Go(func() {
+			if ok, err := s.Translation.SpendTranslationChars(context.Background(), ws, day, chars, limit); err != nil || !ok {
+				t.Errorf("spend: %v, %v", ok, err)
+			}
+		})
+	}
+	wg.Wait()
+	out, err := st.DB.Scan(context.Background(), &dynamodb.ScanInput{TableName: &st.Table, ConsistentRead: aws.Bool(true),
+		FilterExpression:          aws.String("begins_with(pk, :p)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: "TRBUDGET#" + ws + "#2026-11-22"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, it := range out.Items {
+		n, _ := strconv.ParseInt(it["chars"].(*types.AttributeValueMemberN).Value, 10, 64)
+		total += n
+	}
+	if len(out.Items) < 8 {
+		t.Errorf("%d concurrent spends wrote %d counter keys, want at least 8", spends, len(out.Items))
+	}
+	if total != spends*chars {
+		t.Errorf("the counter keys count %d characters, want exactly %d", total, spends*chars)
+	}
+	t.Logf("%d spends counted on %d keys", spends, len(out.Items))
 }

@@ -73,8 +73,8 @@ func TestBothWritersMarkTheMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := st.Calls.Total(); n != 16 {
-		t.Fatalf("DuePending made %d calls, want 16 (one Query per shard)", n)
+	if n := st.Calls.Total(); n != dynamo.PendingShards {
+		t.Fatalf("DuePending made %d calls, want %d (one Query per shard)", n, dynamo.PendingShards)
 	}
 	got := map[string]messages.Job{}
 	for _, p := range due {

@@ -4,8 +4,9 @@
 // accept it: webhook lookup, quota, size, credentials (static secret or
 // HMAC signature with a replay guard), body, idempotency, acceptance.
 //
-// Every request that reaches the quota step is counted and logged with its
-// outcome. An accepted message is written in one transaction with its
+// Every request that reaches the quota step is counted against the quota
+// (a refused one takes nothing: the window is already spent) and logged
+// with its outcome. An accepted message is written in one transaction with its
 // request log record and its idempotency result, so that a 202 always means
 // the message is stored, and a retry with the same Idempotency-Key after any
 // failure yields exactly one message (docs/delivery.md).

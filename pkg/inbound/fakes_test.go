@@ -23,22 +23,26 @@ func (m memConfigs) WebhookConfig(_ context.Context, id string) (inbound.Config,
 }
 
 // memQuota is an inbound.QuotaCounter over a map; hit, when set, replaces
-// the count it returns.
+// the count a request would bring its window to.
 type memQuota struct {
 	counts map[string]int64
 	hit    func(count int64) int64
 }
 
-func (q *memQuota) Hit(_ context.Context, ws string, window, _ time.Time) (int64, error) {
+func (q *memQuota) Take(_ context.Context, ws string, window time.Time, limit int, _ time.Time) (bool, int, error) {
 	if q.counts == nil {
 		q.counts = map[string]int64{}
 	}
 	k := ws + "#" + window.String()
-	q.counts[k]++
+	n := q.counts[k] + 1
 	if q.hit != nil {
-		return q.hit(q.counts[k]), nil
+		n = q.hit(n)
 	}
-	return q.counts[k], nil
+	if n > int64(limit) {
+		return false, 0, nil
+	}
+	q.counts[k]++
+	return true, limit - int(n), nil
 }
 
 // memStore is an inbound.Store in memory, with the conditions of the

@@ -147,12 +147,15 @@ func (d *decision) admit(ctx context.Context, now time.Time) (Result, bool) {
 	}
 	window := now.Truncate(QuotaWindow)
 	reset := window.Add(QuotaWindow)
-	count, err := d.svc.Quota.Hit(ctx, d.cfg.Workspace.ID, window, reset)
+	ok, remaining, err := d.svc.Quota.Take(ctx, d.cfg.Workspace.ID, window, limit, reset)
 	if err != nil {
 		return d.reject(ctx, err), false
 	}
-	d.quota = &QuotaState{Limit: limit, Remaining: max(0, limit-int(count)), Reset: reset}
-	if count > int64(limit) {
+	if !ok {
+		remaining = 0
+	}
+	d.quota = &QuotaState{Limit: limit, Remaining: min(max(0, remaining), limit), Reset: reset}
+	if !ok {
 		retry := int(reset.Sub(now).Seconds() + 0.999)
 		e := chat.Errorf(chat.EQuotaExceeded, "The webhook request quota of this workspace is exhausted. Retry after the window resets.")
 		e.RetryAfter = max(1, retry)

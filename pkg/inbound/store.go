@@ -9,10 +9,13 @@ import (
 
 // QuotaCounter counts inbound requests per workspace in fixed windows.
 type QuotaCounter interface {
-	// Hit counts one request of workspace in the window that starts at
-	// window and returns the window's count including it. expires is when
-	// the counter may be forgotten. Errors: EUnavailable.
-	Hit(ctx context.Context, workspaceID string, window, expires time.Time) (int64, error)
+	// Take counts one request of workspace in the window that starts at
+	// window when fewer than limit were counted in it, and reports whether
+	// it did and how many the window has left after it (never below 0; it
+	// may be an estimate, exact at 0). A request refused is not counted:
+	// the count never passes limit. expires is when the counter may be
+	// forgotten. Errors: EUnavailable.
+	Take(ctx context.Context, workspaceID string, window time.Time, limit int, expires time.Time) (ok bool, remaining int, err error)
 }
 
 // Idempotency record states. A post's key is claimed completed, in the

@@ -178,24 +178,38 @@ func (s *Store) WebhookConfig(ctx context.Context, id string) (inbound.Config, e
 	return cfg, nil
 }
 
-// Hit implements inbound.QuotaCounter with one atomic UpdateItem.
-func (s *Store) Hit(ctx context.Context, ws string, window, expires time.Time) (int64, error) {
-	out, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:                 &s.Name,
-		Key:                       dynamo.Key(quotaPK(ws, window), dynamo.MetaSK),
-		UpdateExpression:          aws.String("ADD #c :one SET #ttl = if_not_exists(#ttl, :ttl)"),
-		ExpressionAttributeNames:  map[string]string{"#c": "count", "#ttl": dynamo.AttrTTL},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":one": dynamo.Num(1), ":ttl": dynamo.Num(dynamo.Epoch(expires.Add(time.Hour)))},
-		ReturnValues:              types.ReturnValueUpdatedNew,
-	})
+// quotaPerShard is the most requests a shard of a quota window admits
+// (unless the window has MaxCounterShards): a whole window's admissions
+// arriving in one second then write each shard at most 750 times, with
+// room left in its partition's 1,000 for the refusals (one per instance).
+// The default quota (600) has one shard, so its remaining count is exact;
+// more than 11,250 a minute have the 16 that take 16,000 requests a second.
+const quotaPerShard = 750
+
+// quotaCounter is the workspace's counter of the window, limit split over
+// its shards.
+func quotaCounter(ws string, window, expires time.Time, limit int) dynamo.ShardedCounter {
+	return dynamo.ShardedCounter{Base: quotaPK(ws, window), Attr: "count", Limit: int64(limit),
+		Shards: dynamo.CounterShards(int64(limit), quotaPerShard), TTL: dynamo.Epoch(expires.Add(time.Hour))}
+}
+
+// Take implements inbound.QuotaCounter with one conditional UpdateItem of a
+// random shard of the window (dynamo.Table.Spend): exact, never past
+// limit. Only near the limit, when its shard is full, does a request read
+// every shard (BatchGetItem) and take another one's room; a refused request
+// counts nothing, and this instance then refuses the window's requests
+// without a call until it ends (dynamo.CounterCache). remaining is exact
+// with one shard (limits up to 750), else the request's shard's share
+// left, scaled to the whole. Errors: EUnavailable.
+func (s *Store) Take(ctx context.Context, ws string, window time.Time, limit int, expires time.Time) (bool, int, error) {
+	if limit <= 0 {
+		return false, 0, nil
+	}
+	spent, err := s.Spend(ctx, quotaCounter(ws, window, expires, limit), 1, &s.quotaSeen)
 	if err != nil {
-		return 0, dynamo.Fail("count quota", err)
+		return false, 0, err
 	}
-	n, ok := out.Attributes["count"].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, chat.Internal(errors.New("dynamo: quota counter without count"))
-	}
-	return strconv.ParseInt(n.Value, 10, 64)
+	return spent.OK, int(spent.Remaining), nil
 }
 
 // sigCondition is the condition under which u may be used: never used, or

@@ -18,7 +18,7 @@ import (
 func TestAcceptItemsFitDynamoDBLimits(t *testing.T) {
 	now := time.Unix(1767225600, 0).UTC()
 	ids := chat.NewIDs()
-	s := &Store{&dynamo.Table{Name: "t"}}
+	s := &Store{Table: &dynamo.Table{Name: "t"}}
 	longest := strings.Repeat("B", 255)
 	for _, tc := range []struct {
 		name    string

@@ -8,7 +8,11 @@ import (
 )
 
 // Store is the store of this capability on one table.
-type Store struct{ *dynamo.Table }
+type Store struct {
+	*dynamo.Table
+	// quotaSeen is what this instance knows of the quota windows' shards.
+	quotaSeen dynamo.CounterCache
+}
 
 // New returns a Store on table, using db.
-func New(db *dynamodb.Client, table string) *Store { return &Store{dynamo.New(db, table)} }
+func New(db *dynamodb.Client, table string) *Store { return &Store{Table: dynamo.New(db, table)} }

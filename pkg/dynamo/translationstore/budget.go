@@ -56,38 +56,40 @@ func (s *Store) TranslationBudget(ctx context.Context, ws string) (int64, error)
 	return v, nil
 }
 
-// SpendTranslationChars implements translation.BudgetStore with one
-// conditional UpdateItem: ADD chars on condition that the count before it
-// is at most limit-chars, so concurrent spenders can never take the count
-// past limit together. chars > limit makes no call. The counter item
-// Expires (TTL) a day after its day ends. Errors: chat.EUnavailable,
-// chat.EInternal.
-func (s *Store) SpendTranslationChars(ctx context.Context, ws string, day time.Time, chars, limit int64) (bool, error) {
-	if chars > limit {
-		return false, nil
-	}
+// budgetPerShard is the most characters a shard of a day's budget may
+// count (unless the day has dynamo.MaxCounterShards): the default budget
+// (2,000,000) has 8 shards, 4,000,000 and more have 16, which take 16,000
+// spends a second.
+const budgetPerShard = 250_000
+
+// budgetCounter is the workspace's counter of day's translated characters,
+// limit split over its shards; it expires (TTL) a day after the day ends.
+func budgetCounter(ws string, day time.Time, limit int64) dynamo.ShardedCounter {
 	y, m, d := day.UTC().Date()
 	start := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           &s.Name,
-		Key:                 dynamo.Key(budgetPK(ws, start), dynamo.MetaSK),
-		UpdateExpression:    aws.String("ADD #c :n SET #ttl = if_not_exists(#ttl, :ttl)"),
-		ConditionExpression: aws.String("attribute_not_exists(#c) OR #c <= :max"),
-		ExpressionAttributeNames: map[string]string{
-			"#c": attrSpent, "#ttl": dynamo.AttrTTL,
-		},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":n": dynamo.Num(chars), ":max": dynamo.Num(limit - chars), ":ttl": dynamo.Num(dynamo.Epoch(start.Add(48 * time.Hour))),
-		},
-	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return false, nil
+	return dynamo.ShardedCounter{Base: budgetPK(ws, start), Attr: attrSpent, Limit: limit,
+		Shards: dynamo.CounterShards(limit, budgetPerShard), TTL: dynamo.Epoch(start.Add(48 * time.Hour))}
+}
+
+// SpendTranslationChars implements translation.BudgetStore with one
+// conditional UpdateItem of a random shard of the day's counter
+// (dynamo.Table.Spend): ADD chars on condition that the shard stays within
+// its share of limit, so concurrent spenders can never take the day past
+// limit together. Only when that shard is full does it read every shard
+// (BatchGetItem) and spend on another, or on several in one
+// TransactWriteItems; a spend this instance knows cannot fit makes no call,
+// nor does chars > limit. Errors: chat.EUnavailable, chat.EInternal.
+func (s *Store) SpendTranslationChars(ctx context.Context, ws string, day time.Time, chars, limit int64) (bool, error) {
+	spent, err := s.spend(ctx, ws, day, chars, limit)
+	return spent.OK, err
+}
+
+// spend is SpendTranslationChars, with where it counted.
+func (s *Store) spend(ctx context.Context, ws string, day time.Time, chars, limit int64) (dynamo.Spent, error) {
+	if chars > limit || chars <= 0 {
+		return dynamo.Spent{OK: chars <= 0}, nil
 	}
-	if err != nil {
-		return false, dynamo.Fail("spend translation budget of "+ws, err)
-	}
-	return true, nil
+	return s.Spend(ctx, budgetCounter(ws, day, limit), chars, &s.budgetSeen)
 }
 
 var _ translation.OnceSpender = (*Store)(nil)
@@ -98,12 +100,13 @@ func chargeSK(charge string) string { return "CHARGE#" + charge }
 
 // SpendTranslationCharsOnce implements translation.OnceSpender without a
 // transaction, which concurrent spenders of one workspace would cancel for
-// each other on its counter: the counter's conditional UpdateItem (as
+// each other on its counter: the counter's spend (as
 // SpendTranslationChars), then a PutItem of the charge record
 // MSG#<message>/CHARGE#<revision> on condition that it does not exist.
 // charge is "<message id>#<revision>". When the record was already there,
-// the revision had been charged: an UpdateItem gives the characters back,
-// and the answer is true. A spend past the budget writes no record, so a
+// the revision had been charged: the characters go back to the shards they
+// were spent on (an UpdateItem each, dynamo.Table.GiveBack), and the answer
+// is true. A spend past the budget writes no record, so a
 // later attempt within it is charged. A failure between the writes can
 // only count a revision twice, never fail to count it. The record expires
 // (TTL) with the counter.
@@ -115,20 +118,19 @@ func (s *Store) SpendTranslationCharsOnce(ctx context.Context, ws string, day ti
 	if chars > limit {
 		return s.charged(ctx, msg, rev)
 	}
-	spent, err := s.SpendTranslationChars(ctx, ws, day, chars, limit)
-	if err != nil || !spent {
+	spent, err := s.spend(ctx, ws, day, chars, limit)
+	if err != nil || !spent.OK {
 		if err == nil {
 			// Past the budget; still, a revision charged before may go on.
 			return s.charged(ctx, msg, rev)
 		}
 		return false, err
 	}
-	y, m, d := day.UTC().Date()
-	start := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	c := budgetCounter(ws, day, limit)
 	record := dynamo.Key(dynamo.TranslationPK(msg), chargeSK(rev))
 	record["chars"] = dynamo.Num(chars)
 	record["workspace_id"] = dynamo.Str(ws)
-	record[dynamo.AttrTTL] = dynamo.Num(dynamo.Epoch(start.Add(48 * time.Hour)))
+	record[dynamo.AttrTTL] = dynamo.Num(c.TTL)
 	_, err = s.Client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:           &s.Name,
 		Item:                record,
@@ -136,15 +138,10 @@ func (s *Store) SpendTranslationCharsOnce(ctx context.Context, ws string, day ti
 	})
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
-		// Charged before: give back what was just spent.
-		if _, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                 &s.Name,
-			Key:                       dynamo.Key(budgetPK(ws, start), dynamo.MetaSK),
-			UpdateExpression:          aws.String("ADD #c :n"),
-			ExpressionAttributeNames:  map[string]string{"#c": attrSpent},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":n": dynamo.Num(-chars)},
-		}); err != nil {
-			return false, dynamo.Fail("give back translation budget of "+ws, err)
+		// Charged before: give back what was just spent, to the shards
+		// it was spent on.
+		if err := s.GiveBack(ctx, c, spent.Pieces, &s.budgetSeen); err != nil {
+			return false, err
 		}
 		return true, nil
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,54 +32,99 @@ type pendingRow struct {
 	Attempts       int    `dynamodbav:"pending_attempts"`
 }
 
+// pendingQueriesInFlight bounds the sweep's concurrent Queries of the
+// index's shards: 64 shards are 4 rounds of one round trip each.
+const pendingQueriesInFlight = 16
+
 // DuePending implements relay.PendingStore: the marked messages whose
-// marker is due at now, oldest due first within each of the index's
-// shards, at most limit of them. One Query per shard (16), more only for
-// more than a page of due markers in one. The index is eventually
-// consistent: a marker cleared a moment ago may still be listed, which
-// costs a duplicate job, never a lost one. Errors: EUnavailable, EInternal.
+// marker is due at now, oldest due first, at most limit of them. One Query
+// per shard (dynamo.PendingShards, pendingQueriesInFlight at a time), more
+// only for more than a page of due markers in one; shards not yet read
+// when limit markers are found are left to the next run. The index is
+// eventually consistent: a marker cleared a moment ago may still be
+// listed, which costs a duplicate job, never a lost one. Errors:
+// EUnavailable, EInternal.
 func (s *Store) DuePending(ctx context.Context, now time.Time, limit int) ([]messages.Pending, error) {
-	var out []messages.Pending
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	before := dynamo.SortTime(now)
-	for shard := 0; shard < dynamo.PendingShards && len(out) < limit; shard++ {
-		in := &dynamodb.QueryInput{
-			TableName:              &s.Name,
-			IndexName:              aws.String(dynamo.PendingIndex),
-			KeyConditionExpression: aws.String("#ps = :shard AND #pd < :before"),
-			ExpressionAttributeNames: map[string]string{
-				"#ps": dynamo.AttrPendingShard, "#pd": dynamo.AttrPendingDue,
-			},
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":shard": dynamo.Str(fmt.Sprintf("PENDING#%02d", shard)), ":before": dynamo.Str(before),
-			},
-		}
-		for len(out) < limit {
-			in.Limit = aws.Int32(int32(min(limit-len(out), 1000)))
-			page, err := s.Client.Query(ctx, in)
-			if err != nil {
-				return nil, dynamo.Fail("due pending messages", err)
-			}
-			for _, item := range page.Items {
-				var r pendingRow
-				if err := attributevalue.UnmarshalMap(item, &r); err != nil {
-					return nil, chat.Internal(fmt.Errorf("dynamo: due pending messages: %w", err))
-				}
-				channel := strings.TrimPrefix(r.PK, "CHAN#")
-				id := strings.TrimPrefix(r.SK, dynamo.MessagePrefix)
-				if !chat.ValidID(channel) || !chat.ValidID(id) {
+	var (
+		mu    sync.Mutex
+		out   []messages.Pending
+		wg    sync.WaitGroup
+		next  = make(chan int)
+		found atomic.Int64
+	)
+	for range min(pendingQueriesInFlight, dynamo.PendingShards) {
+		wg.Go(func() {
+			for shard := range next {
+				if found.Load() >= int64(limit) || ctx.Err() != nil {
 					continue
 				}
-				out = append(out, messages.Pending{
-					Job: messages.Job{MessageID: id, WorkspaceID: r.WorkspaceID, ChannelID: channel,
-						SourceLanguage: r.SourceLanguage},
-					Attempts: r.Attempts, Version: r.Due,
-				})
+				got, err := s.duePending(ctx, shard, before, limit, &found)
+				if err != nil {
+					cancel(err)
+					continue
+				}
+				mu.Lock()
+				out = append(out, got...)
+				mu.Unlock()
 			}
-			if len(page.LastEvaluatedKey) == 0 {
-				break
-			}
-			in.ExclusiveStartKey = page.LastEvaluatedKey
+		})
+	}
+	for shard := range dynamo.PendingShards {
+		next <- shard
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b messages.Pending) int { return strings.Compare(a.Version, b.Version) })
+	return out[:min(len(out), limit)], nil
+}
+
+// duePending reads one shard's due markers, at most limit, adding each to
+// found (the run's count) and stopping once found reaches limit.
+func (s *Store) duePending(ctx context.Context, shard int, before string, limit int, found *atomic.Int64) ([]messages.Pending, error) {
+	in := &dynamodb.QueryInput{
+		TableName:              &s.Name,
+		IndexName:              aws.String(dynamo.PendingIndex),
+		KeyConditionExpression: aws.String("#ps = :shard AND #pd < :before"),
+		ExpressionAttributeNames: map[string]string{
+			"#ps": dynamo.AttrPendingShard, "#pd": dynamo.AttrPendingDue,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":shard": dynamo.Str(fmt.Sprintf("PENDING#%02d", shard)), ":before": dynamo.Str(before),
+		},
+	}
+	var out []messages.Pending
+	for len(out) < limit {
+		in.Limit = aws.Int32(int32(min(limit-len(out), 1000)))
+		page, err := s.Client.Query(ctx, in)
+		if err != nil {
+			return nil, dynamo.Fail("due pending messages", err)
 		}
+		for _, item := range page.Items {
+			var r pendingRow
+			if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+				return nil, chat.Internal(fmt.Errorf("dynamo: due pending messages: %w", err))
+			}
+			channel := strings.TrimPrefix(r.PK, "CHAN#")
+			id := strings.TrimPrefix(r.SK, dynamo.MessagePrefix)
+			if !chat.ValidID(channel) || !chat.ValidID(id) {
+				continue
+			}
+			out = append(out, messages.Pending{
+				Job: messages.Job{MessageID: id, WorkspaceID: r.WorkspaceID, ChannelID: channel,
+					SourceLanguage: r.SourceLanguage},
+				Attempts: r.Attempts, Version: r.Due,
+			})
+		}
+		if found.Add(int64(len(page.Items))) >= int64(limit) || len(page.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
 	return out, nil
 }

@@ -8,7 +8,12 @@ import (
 )
 
 // Store is the store of this capability on one table.
-type Store struct{ *dynamo.Table }
+type Store struct {
+	*dynamo.Table
+	// budgetSeen is what this instance knows of the budget counters'
+	// shards.
+	budgetSeen dynamo.CounterCache
+}
 
 // New returns a Store on table, using db.
-func New(db *dynamodb.Client, table string) *Store { return &Store{dynamo.New(db, table)} }
+func New(db *dynamodb.Client, table string) *Store { return &Store{Table: dynamo.New(db, table)} }
