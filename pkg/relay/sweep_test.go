@@ -53,7 +53,7 @@ func TestRelayFailsForGoodThenTheSweepTranslates(t *testing.T) {
 	for _, c := range w.st.Calls.Calls() {
 		counts[c]++
 	}
-	if want := map[string]int{"DynamoDB.Query": 16, "SQS.SendMessageBatch": 1, "DynamoDB.UpdateItem": 1}; !reflect.DeepEqual(counts, want) {
+	if want := map[string]int{"DynamoDB.Query": dynamo.PendingShards, "SQS.SendMessageBatch": 1, "DynamoDB.UpdateItem": 1}; !reflect.DeepEqual(counts, want) {
 		t.Fatalf("sweep made %v, want %v (one Query per index shard)", counts, want)
 	}
 
