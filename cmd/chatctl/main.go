@@ -21,7 +21,7 @@ import (
 )
 
 const usage = `usage:
-  chatctl serve [--demo]        run the API locally at $ADDR (default 127.0.0.1:3000)
+  chatctl serve [--demo] [--throughput K]   run the API locally at $ADDR (default 127.0.0.1:3000)
   chatctl apply FILE|-          apply a fixture document; prints it with generated values
   chatctl post --webhook-url URL (--secret S | --signing-secret S) [--idempotency-key K] CONTENT
   chatctl replay-relay-failures [--failure-queue-url URL] [--queue-url URL] [--delivery-queue-url URL]

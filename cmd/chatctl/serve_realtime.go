@@ -43,11 +43,12 @@ type localRealtime struct {
 // mapping (positioned at the stream's end before it returns); both stop
 // when ctx ends. The route and the push run on a.For(their function), and
 // streams should read as RealtimePushFunction; policies, when not nil, holds
-// their Management API calls to their policies. Mount Gateway at
-// realtimePath. pushed,
+// their Management API calls to their policies; conc, when not nil, is the
+// account's concurrent executions the push's invocations take. Mount
+// Gateway at realtimePath. pushed,
 // when not nil, is told of each change once it is pushed (tests measure the
 // time from a post to its push with it).
-func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, streams *dynamodbstreams.Client, streamARN string, pushed func(realtime.Change)) (*localRealtime, error) {
+func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, streams *dynamodbstreams.Client, streamARN string, conc *localrun.Concurrency, pushed func(realtime.Change)) (*localRealtime, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("realtime: management API listener: %w", err)
@@ -82,6 +83,7 @@ func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, str
 		return nil, err
 	}
 	m.Poll = 100 * time.Millisecond
+	m.Function.Concurrency = conc
 	if _, err := m.Start(ctx); err != nil {
 		return nil, err
 	}
