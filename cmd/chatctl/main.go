@@ -6,6 +6,7 @@
 //	chatctl webhooks test|recover ID  test a webhook, or queue its failed deliveries again
 //	chatctl replay-relay-failures  redo the relay's work (jobs and events) for RelayFailureQueue's records
 //	chatctl local-aws          moto_server with AWS's limits, the table and queues (--addr)
+//	chatctl load               start the local stack with AWS's throughput limits scaled, run load scenarios, print a table
 //
 // Every subcommand honours AWS_ENDPOINT_URL, AWS_REGION and TABLE_NAME, with
 // local defaults that agree with each other (see README.md).
@@ -29,6 +30,7 @@ const usage = `usage:
   chatctl webhooks test --workspace WS [--kind outbound|support] [--token T] [--api URL] ID   send a webhook.test event now
   chatctl webhooks recover --workspace WS --since TIME [--until TIME] [--kind ...] [--token T] [--api URL] ID   queue failed deliveries again
   chatctl local-aws [--addr 127.0.0.1:PORT] [--sqs-in-flight N] [--sam-env-vars FILE]   serve the faithful local AWS
+  chatctl load [--throughput K] [--scenarios a,c,b,d,e] [--apertium] [--log FILE]   load scenarios against a local stack of its own
 `
 
 func main() {
@@ -60,6 +62,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runWebhooks(ctx, args[1:], stdout, stderr)
 	case "local-aws":
 		return runLocalAWS(ctx, args[1:], stdout, stderr)
+	case "load":
+		return runLoad(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -108,6 +108,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// The account's limits as traffic arrives, scaled (docs/performance.md,
 	// "Load runs"); nil when --throughput is 0.
 	throttles := localrun.NewThrottles(*scale)
+	servedThrottles.Store(throttles)
 	if *demo && *logFile == "" {
 		*logFile = demoLogFile
 	}
