@@ -39,7 +39,7 @@ type loadConfig struct {
 	// posted to once a second for ReaderSeconds; Webhooks (d)'s outbound
 	// webhooks, half of which time out, posted to once a second for
 	// WebhookSeconds; RateLimit (e)'s webhook's rate_limit, posted to at
-	// twice it for 2 seconds.
+	// that rate for 2 seconds.
 	Burst, Edits, Readers, Webhooks, RateLimit int
 	EditSeconds, ReaderSeconds, WebhookSeconds int
 	// Settle bounds the wait for the pushes and deliveries a scenario's
@@ -112,6 +112,7 @@ type loadStack struct {
 	fx             loadFixture
 	client         *http.Client
 	hooks          *receivers
+	progress       io.Writer // stderr
 }
 
 // load starts the stack, runs cfg's scenarios and stops the stack.
@@ -158,7 +159,7 @@ func load(ctx context.Context, cfg loadConfig, logFile string, stderr io.Writer)
 		case <-time.After(10 * time.Second):
 		}
 	}()
-	s := &loadStack{base: "http://" + addr, realtime: "ws://" + addr + realtimePath, aws: moto.URL, cfg: cfg, hooks: hooks,
+	s := &loadStack{base: "http://" + addr, realtime: "ws://" + addr + realtimePath, aws: moto.URL, cfg: cfg, hooks: hooks, progress: stderr,
 		client: &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256}}}
 	if err := s.waitServing(ctx, served); err != nil {
 		return nil, err
@@ -319,13 +320,20 @@ func (r *receivers) serve(w http.ResponseWriter, req *http.Request) {
 		http.NotFound(w, req)
 		return
 	}
+	// message.created carries the message as its data (room.message_created
+	// as data.message).
 	var env struct {
 		Data struct {
+			ID      string
 			Message struct{ ID string } `json:"message"`
 		} `json:"data"`
 	}
 	body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<20))
 	_ = json.Unmarshal(body, &env)
+	id := env.Data.ID
+	if id == "" {
+		id = env.Data.Message.ID
+	}
 	if r.slow(i) {
 		select {
 		case <-req.Context().Done():
@@ -338,8 +346,8 @@ func (r *receivers) serve(w http.ResponseWriter, req *http.Request) {
 	if r.got[i] == nil {
 		r.got[i] = map[string]time.Time{}
 	}
-	if _, ok := r.got[i][env.Data.Message.ID]; !ok {
-		r.got[i][env.Data.Message.ID] = at
+	if _, ok := r.got[i][id]; !ok {
+		r.got[i][id] = at
 	}
 	r.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)

@@ -55,7 +55,7 @@ type reader struct {
 
 // subscribe connects a reader to w's channel as the member with token.
 func (s *loadStack) subscribe(ctx context.Context, w loadWorkspace, token string) (*reader, error) {
-	dial, cancel := context.WithTimeout(ctx, 30*time.Second)
+	dial, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	c, _, err := websocket.Dial(dial, s.realtime, nil)
 	if err != nil {
@@ -131,17 +131,23 @@ func (r *reader) pushed(id string, edit bool) (time.Time, bool) {
 	return t, ok
 }
 
-// subscribeAll subscribes a reader per token, 16 at a time.
-func (s *loadStack) subscribeAll(ctx context.Context, w loadWorkspace, tokens []string) ([]*reader, error) {
+// subscribeAll subscribes a reader per token, 16 at a time, telling
+// progress of every 100th.
+func (s *loadStack) subscribeAll(ctx context.Context, w loadWorkspace, tokens []string, progress io.Writer) ([]*reader, error) {
 	readers := make([]*reader, len(tokens))
 	errs := make([]error, len(tokens))
 	sem := make(chan struct{}, 16)
 	var wg sync.WaitGroup
+	var done atomic.Int64
+	start := time.Now()
 	for i, tok := range tokens {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			readers[i], errs[i] = s.subscribe(ctx, w, tok)
+			if n := done.Add(1); n%100 == 0 {
+				fmt.Fprintf(progress, "chatctl load: %d of %d readers subscribed (%.0f s)\n", n, len(tokens), time.Since(start).Seconds())
+			}
 		})
 	}
 	wg.Wait()
@@ -289,9 +295,13 @@ func (s *loadStack) run(ctx context.Context, name string) (loadRow, error) {
 		if name == "b" {
 			n = len(w.Tokens)
 		}
-		readers, err := s.subscribeAll(ctx, w, w.Tokens[:n])
+		start := time.Now()
+		readers, err := s.subscribeAll(ctx, w, w.Tokens[:n], s.progress)
 		if err != nil {
 			return row, fmt.Errorf("subscribe %d readers: %w", n, err)
+		}
+		if name == "b" {
+			row.Note = fmt.Sprintf("%d subscriptions took %.1f s (limits off)", n, time.Since(start).Seconds())
 		}
 		defer closeReaders(readers)
 		var got, edited collector
@@ -347,7 +357,7 @@ func (s *loadStack) run(ctx context.Context, name string) (loadRow, error) {
 		} else {
 			w, good, seconds = s.fx.Limited, []int{s.hooks.n}, 2
 			limit := s.cfg.scaled(s.cfg.RateLimit)
-			rate = 2 * limit
+			rate = limit
 			row.Load = fmt.Sprintf("1 outbound webhook at rate_limit %d, %d posts/s for %d s", limit, rate, seconds)
 		}
 		delivered := func() bool {
