@@ -148,10 +148,11 @@ bench:
 # part of make test.
 K ?= 10
 SCENARIOS ?= a,c,b,d,e
+READERS ?= 0
 load: chatctl
 	@command -v $${MOTO_SERVER:-moto_server} >/dev/null || { echo "make load: moto_server is required: python3 -m pip install 'moto[server]>=5.1'"; exit 1; }
 	@mkdir -p build
-	bin/chatctl load --throughput $(K) --scenarios $(SCENARIOS) --log build/load.log
+	bin/chatctl load --throughput $(K) --scenarios $(SCENARIOS) --readers $(READERS) --log build/load.log
 
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \

@@ -42,6 +42,8 @@ type loadConfig struct {
 	// that rate for 2 seconds.
 	Burst, Edits, Readers, Webhooks, RateLimit int
 	EditSeconds, ReaderSeconds, WebhookSeconds int
+	// ReadersOverride, when above 0, is (b)'s number of readers whatever k.
+	ReadersOverride int
 	// Settle bounds the wait for the pushes and deliveries a scenario's
 	// accepted messages owe.
 	Settle time.Duration
@@ -58,6 +60,15 @@ func defaultLoad() loadConfig {
 // scaled is n divided by the configuration's k, at least 1.
 func (c loadConfig) scaled(n int) int { return max(1, int(float64(n)/c.K)) }
 
+// readers is (b)'s number of readers: ReadersOverride when set, else
+// Readers scaled.
+func (c loadConfig) readers() int {
+	if c.ReadersOverride > 0 {
+		return c.ReadersOverride
+	}
+	return c.scaled(c.Readers)
+}
+
 // runLoad is `chatctl load`: it starts the local stack itself (moto_server
 // behind the faithful proxy on a free loopback port, and the service as
 // `chatctl serve --throughput K` on another), applies a fixture of its
@@ -71,6 +82,7 @@ func runLoad(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	only := fs.String("scenarios", strings.Join(loadScenarios, ","), "the scenarios to run, comma-separated (a burst, c edits, b readers, d timing-out webhooks, e rate-limited webhook)")
 	apertium := fs.Bool("apertium", false, "translate with Apertium when it is installed (default: translation off)")
 	logFile := fs.String("log", "load.log", "the service's JSON log")
+	fs.IntVar(&cfg.ReadersOverride, "readers", 0, "(b)'s WebSocket readers, whatever k (default 5,000 / k)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -212,9 +224,10 @@ func (s *loadStack) waitServing(ctx context.Context, served <-chan error) error 
 // loadFixture is what the run's fixture holds: a workspace per kind of
 // scenario, so that one's events never reach another's webhooks.
 type loadFixture struct {
-	// Main is the readers' workspace (a, b, c); Deliver has (d)'s outbound
-	// webhooks; Limited (e)'s rate-limited one.
-	Main, Deliver, Limited loadWorkspace
+	// Main is (a)'s and (c)'s workspace, one reader; Readers (b)'s, its
+	// channel's many members; Deliver has (d)'s outbound webhooks; Limited
+	// (e)'s rate-limited one.
+	Main, Readers, Deliver, Limited loadWorkspace
 }
 
 // loadWorkspace is one workspace of the fixture.
@@ -260,9 +273,10 @@ func (w loadWorkspace) document(name string, outbound []map[string]any) map[stri
 func (s *loadStack) applyFixture(ctx context.Context) (loadFixture, error) {
 	readers := 1
 	if containsString(s.cfg.Scenarios, "b") {
-		readers = s.cfg.scaled(s.cfg.Readers)
+		readers = s.cfg.readers()
 	}
-	fx := loadFixture{Main: newLoadWorkspace("Main", readers), Deliver: newLoadWorkspace("Deliver", 1), Limited: newLoadWorkspace("Limited", 1)}
+	fx := loadFixture{Main: newLoadWorkspace("Main", 1), Readers: newLoadWorkspace("Readers", readers),
+		Deliver: newLoadWorkspace("Deliver", 1), Limited: newLoadWorkspace("Limited", 1)}
 	var deliver []map[string]any
 	for i := range s.hooks.n {
 		deliver = append(deliver, map[string]any{"name": fmt.Sprintf("receiver %d", i), "url": s.hooks.url(i),
@@ -271,7 +285,7 @@ func (s *loadStack) applyFixture(ctx context.Context) (loadFixture, error) {
 	limited := []map[string]any{{"name": "rate-limited", "url": s.hooks.url(s.hooks.n), "events": []string{"message.created"},
 		"active": true, "rate_limit": s.cfg.scaled(s.cfg.RateLimit)}}
 	doc, err := json.Marshal(map[string]any{"workspaces": []any{
-		fx.Main.document("Main", nil), fx.Deliver.document("Deliver", deliver), fx.Limited.document("Limited", limited)}})
+		fx.Main.document("Main", nil), fx.Readers.document("Readers", nil), fx.Deliver.document("Deliver", deliver), fx.Limited.document("Limited", limited)}})
 	if err != nil {
 		return fx, err
 	}

@@ -131,12 +131,13 @@ func (r *reader) pushed(id string, edit bool) (time.Time, bool) {
 	return t, ok
 }
 
-// subscribeAll subscribes a reader per token, 16 at a time, telling
+// subscribeAll subscribes a reader per token, 8 at a time, telling
 // progress of every 100th.
 func (s *loadStack) subscribeAll(ctx context.Context, w loadWorkspace, tokens []string, progress io.Writer) ([]*reader, error) {
 	readers := make([]*reader, len(tokens))
 	errs := make([]error, len(tokens))
-	sem := make(chan struct{}, 16)
+	// Few at a time: each subscription must end within the gateway's 30 s.
+	sem := make(chan struct{}, 8)
 	var wg sync.WaitGroup
 	var done atomic.Int64
 	start := time.Now()
@@ -293,6 +294,7 @@ func (s *loadStack) run(ctx context.Context, name string) (loadRow, error) {
 	case "a", "b", "c":
 		n := 1
 		if name == "b" {
+			w = s.fx.Readers
 			n = len(w.Tokens)
 		}
 		start := time.Now()
