@@ -29,7 +29,7 @@ const usage = `usage:
   chatctl listen --signing-secret S [--addr 127.0.0.1:PORT]   receive webhook deliveries, print each event
   chatctl webhooks test --workspace WS [--kind outbound|support] [--token T] [--api URL] ID   send a webhook.test event now
   chatctl webhooks recover --workspace WS --since TIME [--until TIME] [--kind ...] [--token T] [--api URL] ID   queue failed deliveries again
-  chatctl local-aws [--addr 127.0.0.1:PORT] [--sqs-in-flight N] [--sam-env-vars FILE]   serve the faithful local AWS
+  chatctl local-aws [--addr 127.0.0.1:PORT] [--sqs-in-flight N] [--throughput K] [--sam-env-vars FILE]   serve the faithful local AWS
   chatctl load [--throughput K] [--scenarios a,c,b,d,e] [--readers N] [--apertium] [--log FILE]   load scenarios against a local stack of its own
 `
 
