@@ -66,7 +66,7 @@ func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, str
 		_ = rt.srv.Close()
 	}()
 	route, pushFn := a.For("RealtimeFunction"), a.For("RealtimePushFunction")
-	rt.Gateway.Routes = map[string]wsgateway.Handler{"$default": realtiming.Route(route, wsapi.NewClientFromConfig(route.AWS, rt.ManagementURL)).Handle}
+	rt.Gateway.Routes = map[string]wsgateway.Handler{"$default": withConcurrency(conc, realtiming.Route(route, wsapi.NewClientFromConfig(route.AWS, rt.ManagementURL)).Handle)}
 	// The push runs as Lambda runs it: its template's stream mapping
 	// (LATEST, batch size, filters, retries) and Timeout. The stream is
 	// polled every 100 ms (Lambda: every 250 ms) for a snappier page.
@@ -88,6 +88,24 @@ func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, str
 		return nil, err
 	}
 	return rt, nil
+}
+
+// withConcurrency is h taking one of conc's executions per invocation: one
+// past the limit is throttled (localrun.ErrThrottled), which the gateway
+// answers as API Gateway answers a failed integration ("Internal server
+// error"). A nil conc is h.
+func withConcurrency(conc *localrun.Concurrency, h wsgateway.Handler) wsgateway.Handler {
+	if conc == nil {
+		return h
+	}
+	return func(ctx context.Context, ev events.APIGatewayWebsocketProxyRequest) (events.APIGatewayProxyResponse, error) {
+		release, ok := conc.Acquire()
+		if !ok {
+			return events.APIGatewayProxyResponse{}, localrun.ErrThrottled
+		}
+		defer release()
+		return h(ctx, ev)
+	}
 }
 
 // tellPushed is h, telling pushed of each change of a batch that was
