@@ -178,6 +178,9 @@ type exchange struct {
 	// readCharges, when set, is what a read cost, from moto's answer
 	// (limits_throughput.go).
 	readCharges func([]byte) []charge
+	// writeFix, when set, charges a single write by moto's answer and
+	// returns the answer as the caller asked for it (limits_throughput.go).
+	writeFix func([]byte) []byte
 	// unprocessed names the member of a batch's answer that gets
 	// unprocessedValue: the requests throttled before moto saw them.
 	unprocessed      string

@@ -131,16 +131,44 @@ func ReadStats(ctx context.Context, endpoint string) (Stats, error) {
 // waits for the debt to be paid. Reads are charged once moto has answered,
 // by what they read.
 //
-// Not kept: the before-image of an update or a deletion (DynamoDB charges
-// the larger of the item before and after; the proxy charges what the
-// request carries: a Put its item, an Update its key and values, a Delete
-// its key), index writes, Scan's partitions (metered, never throttled), and
-// adaptive capacity (isolating a hot item onto a partition of its own).
+// A write is charged the larger of the item's size before and after, as
+// DynamoDB charges it (writeAfter); in a transaction, the before-image is
+// the size the proxy last saw of the item. Not kept: index writes, Scan's
+// partitions (metered, never throttled), and adaptive capacity (isolating a
+// hot item onto a partition of its own).
 type throughputLimits struct {
 	mu      sync.Mutex
 	scale   float64
 	buckets map[string]*bucket
 	stats   map[string]*OpStats
+	// sizes are the items' sizes as last seen (item id → bytes), for the
+	// before-image of a write.
+	sizes map[string]int
+}
+
+// maxSizes bounds the item sizes remembered; past it they are forgotten
+// wholesale (an unknown size counts as none).
+const maxSizes = 1 << 20
+
+// sizeOf is the size the proxy last saw of item id, 0 when unknown.
+func (t *throughputLimits) sizeOf(id string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sizes[id]
+}
+
+// noteSize remembers item id's size; -1 forgets it (deleted, or unknown).
+func (t *throughputLimits) noteSize(id string, size int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if size < 0 {
+		delete(t.sizes, id)
+		return
+	}
+	if len(t.sizes) >= maxSizes {
+		clear(t.sizes)
+	}
+	t.sizes[id] = size
 }
 
 // bucket is a partition key's unused capacity in one direction.
@@ -150,7 +178,7 @@ type bucket struct {
 }
 
 func newThroughputLimits() throughputLimits {
-	return throughputLimits{buckets: map[string]*bucket{}, stats: map[string]*OpStats{}}
+	return throughputLimits{buckets: map[string]*bucket{}, stats: map[string]*OpStats{}, sizes: map[string]int{}}
 }
 
 func (t *throughputLimits) setScale(k float64) {
@@ -161,6 +189,7 @@ func (t *throughputLimits) setScale(k float64) {
 	}
 	t.scale = k
 	clear(t.buckets)
+	clear(t.sizes)
 }
 
 func (t *throughputLimits) on() bool {
@@ -374,6 +403,9 @@ func (l *limiter) throughputBefore(w http.ResponseWriter, r *http.Request, op st
 			writeThrottled(w, in.TableName, true)
 			return true
 		}
+		if id, ok := l.itemID(r, in); ok {
+			l.writeAfter(r, x, op, id, in, c, body)
+		}
 	case "TransactWriteItems":
 		var in struct{ TransactItems []map[string]transactItem }
 		if json.Unmarshal(body, &in) != nil {
@@ -390,7 +422,18 @@ func (l *limiter) throughputBefore(w http.ResponseWriter, r *http.Request, op st
 				if !ok {
 					return false // moto answers what it cannot run
 				}
-				charges = append(charges, charge{bucketKey(true, it.TableName, part), true, writeUnits(it.size(), true)})
+				// The item before, when the proxy saw its size: DynamoDB charges
+				// the larger of the two images.
+				size := it.size()
+				if id, ok := l.itemID(r, it); ok {
+					size = max(size, l.tp.sizeOf(id))
+					if kind == "Put" {
+						l.tp.noteSize(id, itemSize(it.Item))
+					} else {
+						l.tp.noteSize(id, -1)
+					}
+				}
+				charges = append(charges, charge{bucketKey(true, it.TableName, part), true, writeUnits(size, true)})
 			}
 		}
 		if ok, admitted := l.tp.admit(name, now, charges, true); !admitted {
@@ -505,6 +548,76 @@ func (l *limiter) throughputBefore(w http.ResponseWriter, r *http.Request, op st
 		return l.batchGet(w, r, name, now, body, x)
 	}
 	return false
+}
+
+// writeAfter has throughputAfter charge a single write what DynamoDB
+// charges: the larger of the item's size before and after, which moto's
+// answer tells when it returns the item. Unless the caller asked for
+// values itself, the proxy asks for them (ALL_OLD for a Put or a Delete,
+// ALL_NEW for an Update) and takes them out of the answer; the other image
+// is the size the proxy last saw of the item (a Put's new item is the
+// request's). c was charged on the request's size; the difference is
+// charged once moto answered.
+func (l *limiter) writeAfter(r *http.Request, x *exchange, op, id string, in transactItem, c charge, body []byte) {
+	var req map[string]json.RawMessage
+	if json.Unmarshal(body, &req) != nil {
+		return
+	}
+	var asked string
+	_ = json.Unmarshal(req["ReturnValues"], &asked)
+	added := false
+	if asked == "" || asked == "NONE" {
+		asked, added = "ALL_OLD", true
+		if op == "UpdateItem" {
+			asked = "ALL_NEW"
+		}
+		req["ReturnValues"], _ = json.Marshal(asked)
+		rewritten, err := json.Marshal(req)
+		if err != nil {
+			return
+		}
+		setBody(r, rewritten)
+	}
+	r.Header.Del("Accept-Encoding") // the answer is read
+	x.writeFix = func(answer []byte) []byte {
+		var out map[string]json.RawMessage
+		if json.Unmarshal(answer, &out) != nil {
+			return answer
+		}
+		var attrs map[string]json.RawMessage
+		_ = json.Unmarshal(out["Attributes"], &attrs)
+		before, after := l.tp.sizeOf(id), in.size()
+		switch asked {
+		case "ALL_OLD":
+			before = itemSize(attrs)
+		case "ALL_NEW":
+			after = itemSize(attrs)
+		}
+		switch op {
+		case "PutItem":
+			after = itemSize(in.Item)
+			l.tp.noteSize(id, after)
+		case "DeleteItem":
+			after = 0
+			l.tp.noteSize(id, -1)
+		default:
+			if asked == "ALL_NEW" {
+				l.tp.noteSize(id, after)
+			} else {
+				l.tp.noteSize(id, -1)
+			}
+		}
+		if d := writeUnits(max(before, after), false) - c.units; d != 0 {
+			l.tp.settle("DynamoDB."+op, l.clock(), []charge{{c.key, true, d}})
+		}
+		if added {
+			delete(out, "Attributes")
+			if data, err := json.Marshal(out); err == nil {
+				return data
+			}
+		}
+		return answer
+	}
 }
 
 // readAfter has throughputAfter charge what moto's answer to r read.
@@ -757,7 +870,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // throughputAfter charges a read by what moto's answer holds, and adds the
 // batch requests the proxy left out to the answer as unprocessed.
 func (l *limiter) throughputAfter(resp *http.Response, op string, x *exchange) error {
-	if (x.readCharges == nil && x.unprocessed == "") || resp.StatusCode != http.StatusOK {
+	if (x.readCharges == nil && x.writeFix == nil && x.unprocessed == "") || resp.StatusCode != http.StatusOK {
 		return nil
 	}
 	data, err := io.ReadAll(resp.Body)
@@ -767,6 +880,9 @@ func (l *limiter) throughputAfter(resp *http.Response, op string, x *exchange) e
 	}
 	if x.readCharges != nil {
 		l.tp.settle("DynamoDB."+op, l.clock(), x.readCharges(data))
+	}
+	if x.writeFix != nil {
+		data = x.writeFix(data)
 	}
 	if x.unprocessed != "" {
 		var out map[string]json.RawMessage

@@ -300,3 +300,77 @@ func TestThroughputOffByDefault(t *testing.T) {
 		t.Fatal("a negative scale factor was accepted")
 	}
 }
+
+// TestWriteCostsTheLargerImage: DynamoDB charges a write the larger of the
+// item before and after it. A small update of a 9,000-byte item costs 9
+// WCU, not the 1 its request weighs; a small Put over it 9; deleting it 9;
+// a transaction's update of it twice 9. The caller gets the answer it asked
+// for: no Attributes the proxy asked moto for, the ones it asked for itself.
+func TestWriteCostsTheLargerImage(t *testing.T) {
+	ctx := context.Background()
+	srv := server(t)
+	db := dynamodb.NewFromConfig(config(srv.URL, "local"))
+	table := createTable(t, db, false)
+	throughputOn(t, srv, 1)
+	wcu := func(op string, call func() error) float64 {
+		t.Helper()
+		before := stats(t, srv)
+		if err := call(); err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		return stats(t, srv).Sub(before).Ops["DynamoDB."+op].WCU
+	}
+	putBig := func() {
+		t.Helper()
+		if got := wcu("PutItem", func() error {
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: sized("big", 9000)})
+			return err
+		}); got != 9 {
+			t.Fatalf("a 9,000-byte put cost %v WCU, want 9", got)
+		}
+	}
+	putBig()
+	var out *dynamodb.UpdateItemOutput
+	if got := wcu("UpdateItem", func() (err error) {
+		out, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &table, Key: key("big"), UpdateExpression: aws.String("SET n = :n"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: "1"}}})
+		return err
+	}); got != 9 || out.Attributes != nil {
+		t.Fatalf("a small update of a 9,000-byte item cost %v WCU (attributes %v), want 9 and none", got, out.Attributes)
+	}
+	if got := wcu("UpdateItem", func() (err error) {
+		out, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &table, Key: key("big"), UpdateExpression: aws.String("SET n = :n"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: "2"}}, ReturnValues: types.ReturnValueUpdatedNew})
+		return err
+	}); got != 9 || len(out.Attributes) != 1 {
+		t.Fatalf("the same with UPDATED_NEW cost %v WCU (attributes %v), want 9 and n alone", got, out.Attributes)
+	}
+	var put *dynamodb.PutItemOutput
+	if got := wcu("PutItem", func() (err error) {
+		put, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &table, Item: key("big")})
+		return err
+	}); got != 9 || put.Attributes != nil {
+		t.Fatalf("a small put over a 9,000-byte item cost %v WCU (attributes %v), want 9 and none", got, put.Attributes)
+	}
+	putBig()
+	if got := wcu("TransactWriteItems", func() error {
+		_, err := db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{update(table, "big")}})
+		return err
+	}); got != 18 {
+		t.Fatalf("a transaction's small update of a 9,000-byte item cost %v WCU, want 2 × 9", got)
+	}
+	putBig()
+	var del *dynamodb.DeleteItemOutput
+	if got := wcu("DeleteItem", func() (err error) {
+		del, err = db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &table, Key: key("big")})
+		return err
+	}); got != 9 || del.Attributes != nil {
+		t.Fatalf("deleting a 9,000-byte item cost %v WCU (attributes %v), want 9 and none", got, del.Attributes)
+	}
+	if got := wcu("DeleteItem", func() error {
+		_, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &table, Key: key("big")})
+		return err
+	}); got != 1 {
+		t.Fatalf("deleting nothing cost %v WCU, want 1", got)
+	}
+}
