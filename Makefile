@@ -3,6 +3,7 @@
 #   make run     the whole service locally on 127.0.0.1:3000, with demo data
 #   make test    vet, cfn-lint, the OpenAPI linters, unit, integration (moto, Apertium) and wiring tests
 #   make bench   benchmarks of the hot paths
+#   make load    load scenarios against a local stack with AWS's throughput limits divided by K (default 10)
 #   make build   every function's arm64 bootstrap under build/<LogicalId>/
 #   make template  rewrite template.yaml's generated per-function alarms and log groups
 #
@@ -76,7 +77,7 @@ FUNCTIONS := \
 # dir_of is the functions/ directory of LogicalId $(1), from FUNCTIONS.
 dir_of = $(patsubst $(1):%,%,$(filter $(1):%,$(FUNCTIONS)))
 
-.PHONY: build run test test-suite test-payload test-tools lint vet bench fuzz clean chatctl template
+.PHONY: load build run test test-suite test-payload test-tools lint vet bench fuzz clean chatctl template
 
 # build-<LogicalId>: one pattern rule for every function. SAM's makefile
 # builder runs `make build-<LogicalId>` with ARTIFACTS_DIR set and reads no
@@ -141,6 +142,18 @@ test-payload:
 bench:
 	@$(GO) test -run='^$$' -bench=. -benchmem -count=1 $$($(GO) list ./pkg/... ./internal/...) | grep -E '^(goos|goarch|pkg|cpu|Benchmark|ok|FAIL)'
 	@PERF_TABLE=1 $(GO) test -count=1 -run='^TestPerformanceTable$$' -v ./e2e | sed 's/^ *//' | sed -n '/^| function/,/^Budgets/p;/FAIL/p' 
+
+# load starts its own local stack (moto_server and chatctl serve on free
+# loopback ports, AWS's throughput limits divided by K) and prints a table
+# of each scenario (docs/performance.md, "Load runs"). Run by hand; not
+# part of make test.
+K ?= 10
+SCENARIOS ?= a,c,b,d,e
+READERS ?= 0
+load: chatctl
+	@command -v $${MOTO_SERVER:-moto_server} >/dev/null || { echo "make load: moto_server is required: python3 -m pip install 'moto[server]>=5.1'"; exit 1; }
+	@mkdir -p build
+	bin/chatctl load --throughput $(K) --scenarios $(SCENARIOS) --readers $(READERS) --log build/load.log
 
 fuzz:
 	@set -e; for pkg in $$($(GO) list ./...); do \

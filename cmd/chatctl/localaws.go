@@ -33,6 +33,7 @@ func runLocalAWS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	addr := fs.String("addr", net.JoinHostPort("127.0.0.1", strconv.Itoa(defaultMotoPort)), "loopback address to serve on (port 0: a free one)")
 	inFlight := fs.Int("sqs-in-flight", motoserver.DefaultInFlight, "messages in flight per queue above which ReceiveMessage answers OverLimit")
 	samEnv := fs.String("sam-env-vars", "", "also write the variables as a `sam local start-api --env-vars` file here")
+	scale := fs.Float64("throughput", 0, "keep DynamoDB's per-partition throughput divided by this factor (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -50,13 +51,16 @@ func runLocalAWS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *inFlight < 1 {
 		return fmt.Errorf("local-aws: --sqs-in-flight %d: want at least 1", *inFlight)
 	}
+	if *scale < 0 {
+		return fmt.Errorf("local-aws: --throughput %v: a factor of 0 (none) or more", *scale)
+	}
 	// Functions that sign as themselves (access key id = LogicalId, as serve
 	// and the tests make them) are held to their template policies.
 	policies, err := iampolicy.Project()
 	if err != nil {
 		return fmt.Errorf("local-aws: %w", err)
 	}
-	moto, err := motoserver.Start(ctx, port, motoserver.InFlightLimit(*inFlight), motoserver.WithIAM(motoserver.NewIAM(policies)))
+	moto, err := motoserver.Start(ctx, port, motoserver.InFlightLimit(*inFlight), motoserver.Throughput(*scale), motoserver.WithIAM(motoserver.NewIAM(policies)))
 	if err != nil {
 		return fmt.Errorf("local-aws: %w", err)
 	}

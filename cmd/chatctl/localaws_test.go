@@ -38,7 +38,7 @@ func TestLocalAWS(t *testing.T) {
 	stdout, stderr := &childproc.Output{}, &childproc.Output{}
 	errc := make(chan error, 1)
 	go func() {
-		errc <- run(ctx, []string{"local-aws", "--addr", "127.0.0.1:" + strconv.Itoa(port), "--sqs-in-flight", "7"}, nil, stdout, stderr)
+		errc <- run(ctx, []string{"local-aws", "--addr", "127.0.0.1:" + strconv.Itoa(port), "--sqs-in-flight", "7", "--throughput", "4"}, nil, stdout, stderr)
 	}()
 	vars := map[string]string{}
 	deadline := time.Now().Add(90 * time.Second)
@@ -70,6 +70,9 @@ func TestLocalAWS(t *testing.T) {
 	}
 	if info.InFlight != 7 {
 		t.Fatalf("in-flight limit: got %d, want 7 (--sqs-in-flight)", info.InFlight)
+	}
+	if info.Throughput != 4 {
+		t.Fatalf("throughput scale: got %v, want 4 (--throughput)", info.Throughput)
 	}
 	cfg, err := awsenv.Load(ctx)
 	if err != nil {

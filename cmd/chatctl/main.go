@@ -7,6 +7,7 @@
 //	chatctl replay-relay-failures  redo the relay's work (jobs and events) for RelayFailureQueue's records
 //	chatctl index-failed-deliveries  index the failed deliveries recorded before FailedDeliveryIndex (once)
 //	chatctl local-aws          moto_server with AWS's limits, the table and queues (--addr)
+//	chatctl load               start the local stack with AWS's throughput limits scaled, run load scenarios, print a table
 //
 // Every subcommand honours AWS_ENDPOINT_URL, AWS_REGION and TABLE_NAME, with
 // local defaults that agree with each other (see README.md).
@@ -22,7 +23,7 @@ import (
 )
 
 const usage = `usage:
-  chatctl serve [--demo]        run the API locally at $ADDR (default 127.0.0.1:3000)
+  chatctl serve [--demo] [--throughput K]   run the API locally at $ADDR (default 127.0.0.1:3000)
   chatctl apply FILE|-          apply a fixture document; prints it with generated values
   chatctl post --webhook-url URL (--secret S | --signing-secret S) [--idempotency-key K] CONTENT
   chatctl replay-relay-failures [--failure-queue-url URL] [--queue-url URL] [--delivery-queue-url URL]
@@ -30,7 +31,8 @@ const usage = `usage:
   chatctl listen --signing-secret S [--addr 127.0.0.1:PORT]   receive webhook deliveries, print each event
   chatctl webhooks test --workspace WS [--kind outbound|support] [--token T] [--api URL] ID   send a webhook.test event now
   chatctl webhooks recover --workspace WS --since TIME [--until TIME] [--kind ...] [--token T] [--api URL] ID   queue failed deliveries again
-  chatctl local-aws [--addr 127.0.0.1:PORT] [--sqs-in-flight N] [--sam-env-vars FILE]   serve the faithful local AWS
+  chatctl local-aws [--addr 127.0.0.1:PORT] [--sqs-in-flight N] [--throughput K] [--sam-env-vars FILE]   serve the faithful local AWS
+  chatctl load [--throughput K] [--scenarios a,c,b,d,e] [--readers N] [--apertium] [--log FILE]   load scenarios against a local stack of its own
 `
 
 func main() {
@@ -64,6 +66,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runWebhooks(ctx, args[1:], stdout, stderr)
 	case "local-aws":
 		return runLocalAWS(ctx, args[1:], stdout, stderr)
+	case "load":
+		return runLoad(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -57,7 +57,7 @@ func startRealtimeServer(t *testing.T) *realtimeServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt, err := startRealtime(ctx, a, policies, dynamodbstreams.NewFromConfig(st.As("RealtimePushFunction")), st.Resources, func(c realtime.Change) {
+	rt, err := startRealtime(ctx, a, policies, dynamodbstreams.NewFromConfig(st.As("RealtimePushFunction")), st.Resources, nil, func(c realtime.Change) {
 		select { // a test that does not wait for pushes must not stall the stream
 		case s.pushed <- c:
 		default:

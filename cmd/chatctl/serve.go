@@ -98,9 +98,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	demo := fs.Bool("demo", false, "apply the embedded demo fixture and print a ready-to-paste curl")
 	logFile := fs.String("log", "", "write the service's JSON log to this file, and only warnings and errors to stderr (--demo: "+demoLogFile+")")
+	scale := fs.Float64("throughput", 0, "keep AWS's throughput limits divided by this factor (DynamoDB per partition key, API Gateway's rate, Lambda's concurrency; 0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *scale < 0 {
+		return fmt.Errorf("serve: --throughput %v: a factor of 0 (none) or more", *scale)
+	}
+	// The account's limits as traffic arrives, scaled (docs/performance.md,
+	// "Load runs"); nil when --throughput is 0.
+	throttles := localrun.NewThrottles(*scale)
+	servedThrottles.Store(throttles)
 	if *demo && *logFile == "" {
 		*logFile = demoLogFile
 	}
@@ -124,7 +132,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if os.Getenv(awsenv.EnvEndpoint) == "" {
-		moto, err := motoserver.Start(ctx, defaultMotoPort, motoserver.WithIAM(motoserver.NewIAM(policies)))
+		moto, err := motoserver.Start(ctx, defaultMotoPort, motoserver.WithIAM(motoserver.NewIAM(policies)), motoserver.Throughput(*scale))
 		if err != nil {
 			return fmt.Errorf("start moto_server (or set AWS_ENDPOINT_URL): %w", err)
 		}
@@ -134,6 +142,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	} else if _, err := motoserver.CheckFaithful(ctx, os.Getenv(awsenv.EnvEndpoint)); err != nil {
 		// A plain moto_server lacks what keeps it faithful (package motoserver).
 		return fmt.Errorf("AWS_ENDPOINT_URL: %w; start the faithful one with `chatctl local-aws --addr 127.0.0.1:PORT` and point AWS_ENDPOINT_URL at it", err)
+	} else if *scale > 0 {
+		if err := motoserver.SetLimits(ctx, os.Getenv(awsenv.EnvEndpoint), motoserver.Override{Throughput: *scale}); err != nil {
+			return err
+		}
 	}
 	a, _, err := app.FromEnv(ctx)
 	if err != nil {
@@ -175,6 +187,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	relayMapping.Function.Concurrency = throttles.Executions()
 	go relayMapping.Run(workers)
 	// ... and what TranslationSweepFunction's schedule does: queue again the
 	// messages whose translation never finished.
@@ -194,6 +207,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	translateMapping.Function.Concurrency = throttles.Executions()
 	go translateMapping.Run(workers)
 	deliverFn := a.For("DeliverWebhooksFunction")
 	deliverer, err := delivering.Deliverer(deliverFn, delivering.Queues{Fast: deliveryURL, Slow: res.Queues["SlowDeliveryQueue"], Wait: res.Queues["DeliveryWaitQueue"]})
@@ -206,6 +220,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	for _, m := range deliverMappings {
+		m.Function.Concurrency = throttles.Executions()
 		go m.Run(workers)
 	}
 	if *demo {
@@ -220,16 +235,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	rt, err := startRealtime(workers, a, policies, dynamodbstreams.NewFromConfig(a.For("RealtimePushFunction").AWS), res, nil)
+	rt, err := startRealtime(workers, a, policies, dynamodbstreams.NewFromConfig(a.For("RealtimePushFunction").AWS), res, throttles.Executions(), nil)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Addr: addr, Handler: withRealtime(withOpenAPI(httpapi.Mux(handlers)), rt), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Addr: addr, Handler: withRealtime(withOpenAPI(throttles.APIGateway(httpapi.Mux(handlers))), rt), ReadHeaderTimeout: 10 * time.Second}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "chatctl: serving the API on http://%s (table %s), its OpenAPI document at http://%[1]s/openapi.yaml\n", ln.Addr(), a.Table)
+	if throttles != nil {
+		fmt.Fprintf(stderr, "chatctl: AWS's throughput limits divided by %v: %v requests a second (burst %v), %d concurrent executions, %v WCU and %v RCU a second per partition key\n",
+			*scale, localrun.APIGatewayRate / *scale, localrun.APIGatewayBurst / *scale, max(1, int(localrun.AccountConcurrency / *scale)), 1000 / *scale, 3000 / *scale)
+	}
 	fmt.Fprintf(stderr, "chatctl: serving the realtime API on ws://%s%s (its Management API at %s)\n", ln.Addr(), realtimePath, rt.ManagementURL)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

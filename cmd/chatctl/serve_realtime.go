@@ -47,11 +47,12 @@ type localRealtime struct {
 // mapping (positioned at the stream's end before it returns); both stop
 // when ctx ends. The route and the push run on a.For(their function), and
 // streams should read as RealtimePushFunction; policies, when not nil, holds
-// their Management API calls to their policies. Mount Gateway at
-// realtimePath. pushed,
+// their Management API calls to their policies; conc, when not nil, is the
+// account's concurrent executions the push's invocations take. Mount
+// Gateway at realtimePath. pushed,
 // when not nil, is told of each change once it is pushed (tests measure the
 // time from a post to its push with it).
-func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, streams *dynamodbstreams.Client, res localrun.Resources, pushed func(realtime.Change)) (*localRealtime, error) {
+func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, streams *dynamodbstreams.Client, res localrun.Resources, conc *localrun.Concurrency, pushed func(realtime.Change)) (*localRealtime, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("realtime: management API listener: %w", err)
@@ -69,7 +70,7 @@ func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, str
 		_ = rt.srv.Close()
 	}()
 	route, pushFn := a.For("RealtimeFunction"), a.For("RealtimePushFunction")
-	rt.Gateway.Routes = map[string]wsgateway.Handler{"$default": realtiming.Route(route, wsapi.NewClientFromConfig(route.AWS, rt.ManagementURL)).Handle}
+	rt.Gateway.Routes = map[string]wsgateway.Handler{"$default": withConcurrency(conc, realtiming.Route(route, wsapi.NewClientFromConfig(route.AWS, rt.ManagementURL)).Handle)}
 	// The push runs as Lambda runs it: its template's stream mapping
 	// (LATEST, batch size, filters, retries) and Timeout. The stream is
 	// polled every 100 ms (Lambda: every 250 ms) for a snappier page.
@@ -91,6 +92,7 @@ func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, str
 		return nil, err
 	}
 	m.Poll = 100 * time.Millisecond
+	m.Function.Concurrency = conc
 	if _, err := m.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -105,9 +107,28 @@ func startRealtime(ctx context.Context, a *app.App, policies *iampolicy.Set, str
 		if err != nil {
 			return nil, err
 		}
+		qm.Function.Concurrency = conc
 		go qm.Run(ctx)
 	}
 	return rt, nil
+}
+
+// withConcurrency is h taking one of conc's executions per invocation: one
+// past the limit is throttled (localrun.ErrThrottled), which the gateway
+// answers as API Gateway answers a failed integration ("Internal server
+// error"). A nil conc is h.
+func withConcurrency(conc *localrun.Concurrency, h wsgateway.Handler) wsgateway.Handler {
+	if conc == nil {
+		return h
+	}
+	return func(ctx context.Context, ev events.APIGatewayWebsocketProxyRequest) (events.APIGatewayProxyResponse, error) {
+		release, ok := conc.Acquire()
+		if !ok {
+			return events.APIGatewayProxyResponse{}, localrun.ErrThrottled
+		}
+		defer release()
+		return h(ctx, ev)
+	}
 }
 
 // tellPushed is h, telling pushed of each change of a batch that was

@@ -17,6 +17,9 @@ import (
 type Function struct {
 	Name    string
 	Timeout time.Duration
+	// Concurrency, when set, is the account's concurrent executions: an
+	// invocation past it is throttled (ErrThrottled) and runs nothing.
+	Concurrency *Concurrency
 }
 
 // FunctionOf is function as tmpl declares it.
@@ -37,6 +40,13 @@ var ErrTimeout = errors.New("task timed out")
 // notices the cancelled context.
 func Invoke[E, R any](ctx context.Context, fn Function, h func(context.Context, E) (R, error), ev E) (R, error) {
 	var zero R
+	release, ok := fn.Concurrency.Acquire()
+	if !ok {
+		return zero, fmt.Errorf("%s: %w", fn.Name, ErrThrottled)
+	}
+	// The slot is the execution environment's: a handler past its deadline
+	// keeps it until it returns, as Lambda's environment is busy until
+	// stopped.
 	timeout := fn.Timeout
 	if timeout <= 0 {
 		timeout = samtemplate.DefaultTimeout
@@ -53,6 +63,7 @@ func Invoke[E, R any](ctx context.Context, fn Function, h func(context.Context, 
 	}
 	done := make(chan answer, 1)
 	go func() {
+		defer release()
 		defer func() {
 			if p := recover(); p != nil {
 				done <- answer{err: fmt.Errorf("%s: handler panicked: %v", fn.Name, p)}

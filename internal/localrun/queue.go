@@ -219,6 +219,10 @@ func messageAttributes(in map[string]sqstypes.MessageAttributeValue) map[string]
 	return out
 }
 
+// throttleBackoff is how long a stream mapping waits before invoking a
+// throttled batch again.
+const throttleBackoff = 100 * time.Millisecond
+
 func sleep(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return

@@ -312,6 +312,12 @@ func (m *StreamMapping) invoke(ctx context.Context, sh *shard, n int) {
 	if ctx.Err() != nil {
 		return // stopping: nothing is checkpointed
 	}
+	if errors.Is(err, ErrThrottled) {
+		// Throttled: the same batch again shortly, not counted as a failure
+		// of the function.
+		sleep(ctx, throttleBackoff)
+		return
+	}
 	first, valid := -1, true
 	if err == nil && m.Source.ReportBatchItemFailures {
 		first, valid = firstFailed(batch, resp)

@@ -238,3 +238,34 @@ func TestStreamInvalidFailureAndRecordAge(t *testing.T) {
 		t.Fatalf("%d invocations within the records' 2 s, want 300 ms ones with growing backoffs between them (about 4)", n)
 	}
 }
+
+// TestStreamThrottledBatchIsInvokedAgain: while the account's one
+// execution is taken, the mapping's invocations are throttled (the handler
+// is not run) and the batch is invoked again once it is free, without the
+// throttles counting as the function's failures (MaximumRetryAttempts 0
+// would otherwise discard the batch at the first).
+func TestStreamThrottledBatchIsInvokedAgain(t *testing.T) {
+	r := newStreamRig(t)
+	r.put(t, "T#a", "T#b")
+	conc := localrun.NewConcurrency(1)
+	release, ok := conc.Acquire()
+	if !ok {
+		t.Fatal("the only execution slot was not free")
+	}
+	time.AfterFunc(500*time.Millisecond, release)
+	m := &localrun.StreamMapping{
+		Function: localrun.Function{Name: "ThrottledFunction", Timeout: 5 * time.Second, Concurrency: conc},
+		Source:   samtemplate.EventSource{Type: "DynamoDB", BatchSize: 10, StartingPosition: "TRIM_HORIZON", MaximumRetryAttempts: 0},
+		Handler: func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+			r.record(ev)
+			return events.DynamoDBEventResponse{}, nil
+		},
+	}
+	r.run(t, m, 1)
+	if got, want := r.got(), "[[T#a T#b]]"; got != want {
+		t.Fatalf("batches %s, want %s", got, want)
+	}
+	if conc.Throttled() == 0 {
+		t.Fatal("no invocation was throttled while the slot was taken")
+	}
+}

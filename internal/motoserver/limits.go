@@ -70,6 +70,10 @@ type Override struct {
 	// Table gets TransactionHold: its transactions stay in flight that long.
 	Table           string        `json:",omitempty"`
 	TransactionHold time.Duration `json:",omitempty"`
+	// Throughput, in an Override that names neither a Queue nor a Table,
+	// sets the scale factor of DynamoDB's per-partition throughput for the
+	// whole proxy (see Throughput; 0 turns it off).
+	Throughput float64 `json:",omitempty"`
 }
 
 // SetLimits sends o to the proxy at endpoint (a URL Start or `chatctl
@@ -102,6 +106,9 @@ type Info struct {
 	ReaderWindowMS int64
 	HoldMS         int64
 	WindowMS       int64
+	// Throughput is the scale factor of DynamoDB's per-partition
+	// throughput (0: not kept; see Throughput).
+	Throughput float64
 }
 
 // CheckFaithful reports an error unless endpoint is this package's proxy
@@ -146,6 +153,7 @@ type limiter struct {
 	dynamo  dynamoLimits
 	sqs     sqsLimits
 	streams streamLimits
+	tp      throughputLimits
 }
 
 func newLimiter(moto string) *limiter {
@@ -153,9 +161,10 @@ func newLimiter(moto string) *limiter {
 		moto: moto, client: &http.Client{Timeout: backendTimeout}, now: time.Now,
 		inFlight: DefaultInFlight, readerWindow: DefaultReaderWindow, window: DefaultTransactionWindow,
 		queueLimits: map[string]int{}, tableHolds: map[string]time.Duration{},
-		dynamo:  dynamoLimits{held: map[string]*heldTxn{}, schemas: map[string][]string{}},
+		dynamo:  dynamoLimits{held: map[string]*heldTxn{}, schemas: map[string][]string{}, indexHash: map[string]string{}},
 		sqs:     sqsLimits{received: map[string]time.Time{}, reserved: map[string]int{}, counts: map[string]*queueCount{}},
 		streams: streamLimits{shardOf: map[string]string{}, readers: map[string]map[string]time.Time{}},
+		tp:      newThroughputLimits(),
 	}
 }
 
@@ -166,6 +175,16 @@ type exchange struct {
 	queue  string           // ReceiveMessage: the queue's name
 	failed []batchFailure   // batch entries refused before moto saw them
 	sizeOf func([]byte) int // TransactGetItems: checks the answer's size
+	// readCharges, when set, is what a read cost, from moto's answer
+	// (limits_throughput.go).
+	readCharges func([]byte) []charge
+	// writeFix, when set, charges a single write by moto's answer and
+	// returns the answer as the caller asked for it (limits_throughput.go).
+	writeFix func([]byte) []byte
+	// unprocessed names the member of a batch's answer that gets
+	// unprocessedValue: the requests throttled before moto saw them.
+	unprocessed      string
+	unprocessedValue any
 }
 
 type exchangeKey struct{}
@@ -183,6 +202,10 @@ func (l *limiter) before(w http.ResponseWriter, r *http.Request) (next *http.Req
 	case limitsPath:
 		l.serveOverride(w, r)
 		return r, done, true
+	case StatsPath:
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(l.tp.snapshot())
+		return r, done, true
 	case "/moto-api/reset":
 		l.reset()
 		return r, done, false
@@ -192,6 +215,7 @@ func (l *limiter) before(w http.ResponseWriter, r *http.Request) (next *http.Req
 		return r, done, false
 	}
 	op := target[strings.IndexByte(target, '.')+1:]
+	l.tp.count(serviceOf(target) + "." + op)
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
@@ -236,7 +260,11 @@ func (l *limiter) after(resp *http.Response) error {
 func (l *limiter) reset() {
 	l.dynamo.mu.Lock()
 	clear(l.dynamo.schemas)
+	clear(l.dynamo.indexHash)
 	l.dynamo.mu.Unlock()
+	l.tp.mu.Lock()
+	clear(l.tp.buckets)
+	l.tp.mu.Unlock()
 	l.sqs.mu.Lock()
 	clear(l.sqs.received)
 	clear(l.sqs.counts)
@@ -251,6 +279,9 @@ func (l *limiter) serveInfo(w http.ResponseWriter) {
 	l.mu.Lock()
 	info := Info{Service: Service, InFlight: l.inFlight, ReaderWindowMS: l.readerWindow.Milliseconds(), HoldMS: l.hold.Milliseconds(), WindowMS: l.window.Milliseconds()}
 	l.mu.Unlock()
+	l.tp.mu.Lock()
+	info.Throughput = l.tp.scale
+	l.tp.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(info)
 }
@@ -265,8 +296,17 @@ func (l *limiter) serveOverride(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "limits: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	if (o.Queue == "") == (o.Table == "") || o.InFlight < 0 || o.TransactionHold < 0 {
-		http.Error(w, "limits: name one Queue (with InFlight) or one Table (with TransactionHold)", http.StatusBadRequest)
+	if o.Queue == "" && o.Table == "" && o.InFlight == 0 && o.TransactionHold == 0 {
+		if o.Throughput < 0 {
+			http.Error(w, "limits: Throughput is a scale factor, 0 or more", http.StatusBadRequest)
+			return
+		}
+		l.tp.setScale(o.Throughput)
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	if (o.Queue == "") == (o.Table == "") || o.InFlight < 0 || o.TransactionHold < 0 || o.Throughput != 0 {
+		http.Error(w, "limits: name one Queue (with InFlight) or one Table (with TransactionHold), or neither (with Throughput)", http.StatusBadRequest)
 		return
 	}
 	l.mu.Lock()
@@ -281,6 +321,17 @@ func (l *limiter) serveOverride(w http.ResponseWriter, r *http.Request) {
 		l.tableHolds[tableName(o.Table)] = o.TransactionHold
 	}
 	w.WriteHeader(http.StatusOK)
+}
+
+// serviceOf is the short name of the service an X-Amz-Target calls.
+func serviceOf(target string) string {
+	switch {
+	case strings.HasPrefix(target, dynamoPrefix):
+		return "DynamoDB"
+	case strings.HasPrefix(target, streamsPrefix):
+		return "Streams"
+	}
+	return "SQS"
 }
 
 // clock is the proxy's time (a test may stop it).

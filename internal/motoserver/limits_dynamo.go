@@ -44,6 +44,8 @@ type dynamoLimits struct {
 	mu      sync.Mutex
 	held    map[string]*heldTxn // item id → the transaction in flight on it
 	schemas map[string][]string // table → its key attributes
+	// indexHash maps table and index name to the index's partition key.
+	indexHash map[string]string
 }
 
 // heldTxn is a TransactWriteItems in flight, overlapping others until
@@ -75,7 +77,14 @@ func (l *limiter) dynamoBefore(w http.ResponseWriter, r *http.Request, op string
 	case "CreateTable", "DeleteTable":
 		l.dynamo.mu.Lock()
 		clear(l.dynamo.schemas)
+		clear(l.dynamo.indexHash)
 		l.dynamo.mu.Unlock()
+		return nil, false
+	}
+	if l.tp.on() && l.throughputBefore(w, r, op, body, x) {
+		return nil, true
+	}
+	switch op {
 	case "TransactWriteItems":
 		return l.transactWrite(w, r, body)
 	case "TransactGetItems":
@@ -216,6 +225,9 @@ func (l *limiter) transactGet(w http.ResponseWriter, r *http.Request, body []byt
 // dynamoAfter refuses a TransactGetItems whose items add up to more than
 // 4 MB, as DynamoDB does, once moto has read them.
 func (l *limiter) dynamoAfter(resp *http.Response, op string, x *exchange) error {
+	if err := l.throughputAfter(resp, op, x); err != nil {
+		return err
+	}
 	if op != "TransactGetItems" || x.sizeOf == nil || resp.StatusCode != http.StatusOK {
 		return nil
 	}
