@@ -82,6 +82,15 @@ func TransactionConflict(n, i int) error {
 	return &types.TransactionCanceledException{Message: aws.String("Transaction cancelled (injected)"), CancellationReasons: reasons}
 }
 
+// TransactionThrottled is DynamoDB's cancellation of an n-item transaction
+// whose item i was refused for its partition's throughput.
+func TransactionThrottled(n, i int) error {
+	err := TransactionConflict(n, i).(*types.TransactionCanceledException)
+	err.CancellationReasons[i].Code = aws.String("ThrottlingError")
+	err.CancellationReasons[i].Message = aws.String("Throughput exceeds the current capacity for one or more global secondary indexes or the table (injected)")
+	return err
+}
+
 // Clear removes every pending fault.
 func (f *Faults) Clear() {
 	f.mu.Lock()

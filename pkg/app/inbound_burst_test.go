@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chatbridge/chat/internal/stacktest"
 )
 
 // TestWebhookBurstIsAllAccepted: a bot's burst, many posts and changes of
@@ -71,5 +73,30 @@ func TestWebhookBurstIsAllAccepted(t *testing.T) {
 	}
 	if n := w.count(t, "MSG#"); n != 70 {
 		t.Fatalf("%d messages stored, want 70 (10 edited, 60 posted): each once", n)
+	}
+}
+
+// TestThrottledAcceptIsRetriedThen503: an accept transaction DynamoDB
+// cancels for a partition's throughput (reason ThrottlingError, as a burst
+// to one channel gets) is retried after a pause; one still throttled after
+// five tries is a 503 with Retry-After, never a 500, and writes nothing.
+// Before, the cancellation was "an unexpected reason": 500 internal_error.
+func TestThrottledAcceptIsRetriedThen503(t *testing.T) {
+	w := newWorld(t, 600)
+	w.postStatic(t, `{"content":"warm"}`, nil)
+	w.st.Faults.FailWith("DynamoDB.TransactWriteItems", 0, 2, stacktest.TransactionThrottled(2, 0))
+	if rec := w.postStatic(t, `{"content":"after two throttles"}`, nil); rec.Code != 202 {
+		t.Fatalf("throttled twice: %d %s, want 202 after the retries", rec.Code, rec.Body)
+	}
+	w.st.Faults.FailWith("DynamoDB.TransactWriteItems", 0, 5, stacktest.TransactionThrottled(2, 0))
+	rec := w.postStatic(t, `{"content":"kept throttled"}`, map[string]string{"Idempotency-Key": "throttled-1"})
+	if rec.Code != 503 || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("kept throttled: %d %s (Retry-After %q), want 503 with Retry-After", rec.Code, rec.Body, rec.Header().Get("Retry-After"))
+	}
+	if n := w.count(t, "MSG#"); n != 2 {
+		t.Fatalf("%d messages, want 2 (warm, after two throttles)", n)
+	}
+	if rec := w.postStatic(t, `{"content":"kept throttled"}`, map[string]string{"Idempotency-Key": "throttled-1"}); rec.Code != 202 || rec.Header().Get("Idempotent-Replayed") != "" {
+		t.Fatalf("retry of the refused request: %d %s, want a first 202", rec.Code, rec.Body)
 	}
 }

@@ -141,6 +141,20 @@ func Conflicted(reasons []types.CancellationReason) bool {
 	return false
 }
 
+// Throttled reports whether a cancelled transaction was refused for an
+// item's partition throughput (reason ThrottlingError, or
+// ProvisionedThroughputExceeded): worth retrying after a pause. The SDK
+// retries a throttled call, but not a transaction cancelled for it.
+func Throttled(reasons []types.CancellationReason) bool {
+	for _, r := range reasons {
+		switch aws.ToString(r.Code) {
+		case "ThrottlingError", "ProvisionedThroughputExceeded":
+			return true
+		}
+	}
+	return false
+}
+
 // BatchGet reads keys with strong consistency, retrying unprocessed keys.
 func (s *Table) BatchGet(ctx context.Context, op string, keys []map[string]types.AttributeValue) ([]map[string]types.AttributeValue, error) {
 	return s.BatchGetProjected(ctx, op, keys, "", nil)
@@ -321,8 +335,11 @@ const (
 )
 
 // Transact runs a transaction, retrying when it collided with a concurrent
-// one on the same items (which DynamoDB cancels rather than serialises).
-// A transaction cancelled for another reason returns its reasons.
+// one on the same items (which DynamoDB cancels rather than serialises)
+// or was refused for an item's partition throughput. A transaction
+// cancelled for another reason returns its reasons. Errors: EConflict when
+// it kept colliding; EUnavailable when it kept being throttled (a 503 with
+// Retry-After, never a 500).
 func (s *Table) Transact(ctx context.Context, op string, items []types.TransactWriteItem) ([]types.CancellationReason, error) {
 	if err := CheckTransactionSize(items); err != nil {
 		return nil, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
@@ -336,13 +353,21 @@ func (s *Table) Transact(ctx context.Context, op string, items []types.TransactW
 		if reasons == nil {
 			return nil, Fail(op, err)
 		}
-		if !Conflicted(reasons) {
+		throttled := Throttled(reasons)
+		if !throttled && !Conflicted(reasons) {
 			return reasons, nil
 		}
 		if attempt >= 4 {
+			if throttled {
+				return nil, chat.Unavailable(fmt.Errorf("dynamo: %s: transaction throttled (%s)", op, ReasonCodes(reasons)))
+			}
 			return nil, chat.Errorf(chat.EConflict, "%s: transaction kept colliding", op)
 		}
 		backoff := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
+		if throttled {
+			// A partition's capacity comes back within the second.
+			backoff = time.Duration(50<<attempt)*time.Millisecond + time.Duration(rand.IntN(50))*time.Millisecond
+		}
 		select {
 		case <-ctx.Done():
 			return nil, Fail(op, ctx.Err())

@@ -167,7 +167,9 @@ func (s *Store) transactRevision(ctx context.Context, op string, items []types.T
 			return false, dynamo.Fail(op, err)
 		case dynamo.ConditionFailed(reasons, len(items)-1):
 			return false, nil
-		case !dynamo.Conflicted(reasons) || attempt >= 4:
+		case dynamo.Throttled(reasons) && attempt >= 4:
+			return false, chat.Unavailable(fmt.Errorf("dynamo: %s: transaction throttled (%s)", op, dynamo.ReasonCodes(reasons)))
+		case !dynamo.Conflicted(reasons) && !dynamo.Throttled(reasons) || attempt >= 4:
 			return false, dynamo.Fail(op, err)
 		}
 		backoff := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
