@@ -224,7 +224,7 @@ func TestQueueMappingsReadEveryLane(t *testing.T) {
 	for _, m := range ms {
 		lanes = append(lanes, fmt.Sprintf("%s %d", m.Source.Source, m.Source.MaximumConcurrency))
 	}
-	if want := "[DeliveryQueue 20 SlowDeliveryQueue 5 DeliveryWaitQueue 5]"; fmt.Sprint(lanes) != want {
+	if want := "[DeliveryQueue 100 SlowDeliveryQueue 5 DeliveryWaitQueue 5]"; fmt.Sprint(lanes) != want {
 		t.Fatalf("mappings %v, want %s", lanes, want)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

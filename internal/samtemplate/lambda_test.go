@@ -32,7 +32,7 @@ func TestEventSourcesOfTheTemplate(t *testing.T) {
 			"RealtimeFanoutQueue  batch 1 window 0s rbif true retries -1 age 0s bisect false parallel 1 onfailure  filters 0 concurrency 50"}},
 		// Three lanes, each with its own concurrency (docs/delivery.md).
 		{"DeliverWebhooksFunction", "SQS", 30 * time.Second, []string{
-			"DeliveryQueue  batch 10 window 1s rbif true retries -1 age 0s bisect false parallel 1 onfailure  filters 0 concurrency 20",
+			"DeliveryQueue  batch 10 window 1s rbif true retries -1 age 0s bisect false parallel 1 onfailure  filters 0 concurrency 100",
 			"SlowDeliveryQueue  batch 10 window 1s rbif true retries -1 age 0s bisect false parallel 1 onfailure  filters 0 concurrency 5",
 			"DeliveryWaitQueue  batch 10 window 1s rbif true retries -1 age 0s bisect false parallel 1 onfailure  filters 0 concurrency 5"}},
 	} {
