@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // acceptedID posts content through the world's static webhook and returns
@@ -117,5 +120,48 @@ func TestSignedWebhookEditCannotBeReplayed(t *testing.T) {
 	}
 	if l := w.requestLog(t, w.signed.ID); l[0].Outcome != "rejected" || l[0].Status != 404 {
 		t.Fatalf("newest log record %+v, want rejected 404", l[0])
+	}
+}
+
+// TestSignedWebhookEditRetriedAfter503: a signed edit refused for now (503:
+// the edit's write failed, nothing applied) may be sent again, the very
+// same signed request, and applies: the 503 gave its signature back.
+// Before, the retry was 401 signature_replayed and the edit was lost. A
+// signed edit refused for its own fault (404) keeps its signature spent.
+func TestSignedWebhookEditRetriedAfter503(t *testing.T) {
+	w := newMemberWorld(t)
+	now := time.Now().Unix()
+	body := `{"content":"Deploy 8 started"}`
+	rec := w.do(t, "POST", w.postPath(w.signed.ID), body, w.signedHeaders(body, now, nil))
+	if rec.Code != 202 {
+		t.Fatalf("post: %d %s", rec.Code, rec.Body)
+	}
+	var b struct{ Data struct{ ID string } }
+	_ = json.Unmarshal(rec.Body.Bytes(), &b)
+	path := "/webhooks/" + w.signed.ID + "/messages/" + b.Data.ID
+	edit := `{"content":"Deploy 8 done"}`
+	h := w.signedHeaders(edit, now, nil)
+	// The quota's UpdateItem goes through; the edit's own UpdateItem fails
+	// as a throttled DynamoDB answers after the SDK's retries.
+	w.st.Faults.FailWith("DynamoDB.UpdateItem", 1, 1, &types.ProvisionedThroughputExceededException{Message: aws.String("throttled (injected)")})
+	if rec = w.do(t, "PATCH", path, edit, h); rec.Code != 503 {
+		t.Fatalf("edit whose write failed: %d %s, want 503", rec.Code, rec.Body)
+	}
+	if rec = w.do(t, "PATCH", path, edit, h); rec.Code != 200 {
+		t.Fatalf("the same signed edit again: %d %s, want 200", rec.Code, rec.Body)
+	}
+	if v := w.listed(t, bearer(w.ana), b.Data.ID); v.OriginalContent != "Deploy 8 done" || v.Revision != 2 {
+		t.Fatalf("after the retry: %+v, want the edit at revision 2", v)
+	}
+	if rec = w.do(t, "PATCH", path, edit, h); rec.Code != 401 || codeOf(t, rec) != "signature_replayed" {
+		t.Fatalf("replayed after it applied: %d %s, want 401 signature_replayed", rec.Code, rec.Body)
+	}
+	missing := "/webhooks/" + w.signed.ID + "/messages/01JDA0000000000000000000ZZ"
+	h404 := w.signedHeaders(edit, now-2, nil)
+	if rec = w.do(t, "PATCH", missing, edit, h404); rec.Code != 404 {
+		t.Fatalf("edit of a missing message: %d %s, want 404", rec.Code, rec.Body)
+	}
+	if rec = w.do(t, "PATCH", missing, edit, h404); rec.Code != 401 || codeOf(t, rec) != "signature_replayed" {
+		t.Fatalf("the same refused edit again: %d %s, want 401 signature_replayed", rec.Code, rec.Body)
 	}
 }

@@ -43,6 +43,10 @@ type ChangeLogger interface {
 	// that a refused change's key is free for its retry. Errors:
 	// EUnavailable.
 	ReleaseKey(ctx context.Context, key KeyUse) error
+	// ReleaseSignature deletes sig's record, which Admit wrote, so that
+	// the request may be sent again with the same signature after a
+	// refusal that asked for a retry. Errors: EUnavailable.
+	ReleaseSignature(ctx context.Context, sig SignatureUse) error
 }
 
 // MessageLocator finds a webhook's message without its channel.
@@ -191,6 +195,16 @@ func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Tim
 			// Only an applied change is replayed: the key is free again.
 			if rerr := s.Logs.ReleaseKey(context.WithoutCancel(ctx), *key); rerr != nil {
 				slog.ErrorContext(ctx, "inbound: idempotency claim not released", "error", rerr.Error(),
+					"webhook_id", d.log.WebhookID, "request_log_id", d.log.ID)
+			}
+		}
+		if sig != nil && !sig.CheckOnly && chat.Status(code) >= 500 {
+			// Refused for now (503: retry later), nothing applied: the
+			// sender's retry of the very same signed request must not be
+			// refused as a replay. A refusal for the request's own fault
+			// keeps the signature spent.
+			if rerr := s.Logs.ReleaseSignature(context.WithoutCancel(ctx), *sig); rerr != nil {
+				slog.ErrorContext(ctx, "inbound: signature use not released", "error", rerr.Error(),
 					"webhook_id", d.log.WebhookID, "request_log_id", d.log.ID)
 			}
 		}

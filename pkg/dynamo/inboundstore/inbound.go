@@ -461,6 +461,20 @@ func (s *Store) ReleaseKey(ctx context.Context, key inbound.KeyUse) error {
 	})
 }
 
+// ReleaseSignature implements inbound.ChangeLogger with one DeleteItem of
+// sig's record, on condition that it is the use this signature's requests
+// record (its expiry: a record of an older use past its window may be
+// replaced by then).
+func (s *Store) ReleaseSignature(ctx context.Context, sig inbound.SignatureUse) error {
+	cond := "expires_epoch = :exp"
+	vals := map[string]types.AttributeValue{":exp": dynamo.Num(dynamo.Epoch(sig.ExpiresAt))}
+	return writeClaim(ctx, "release signature use", func() error {
+		_, err := s.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.Name, Key: dynamo.Key(sigPK(sig.WebhookID, sig.Hash), dynamo.MetaSK),
+			ConditionExpression: &cond, ExpressionAttributeValues: vals})
+		return err
+	})
+}
+
 // writeClaim runs write, a conditional write of a claim its owner holds: a
 // failed condition means the claim lapsed and another request took it over
 // (nothing to do). DynamoDB refuses the write while another request's
