@@ -437,14 +437,7 @@ func (l *limiter) throughputBefore(w http.ResponseWriter, r *http.Request, op st
 			}
 		}
 		if ok, admitted := l.tp.admit(name, now, charges, true); !admitted {
-			reasons := make([]map[string]string, len(ok))
-			for i := range ok {
-				reasons[i] = map[string]string{"Code": "None"}
-				if !ok[i] {
-					reasons[i] = map[string]string{"Code": "ThrottlingError", "Message": throttledMessage}
-				}
-			}
-			writeCancelled(w, reasons)
+			writeThrottledTransaction(w, ok)
 			return true
 		}
 	case "GetItem":
@@ -518,14 +511,7 @@ func (l *limiter) throughputBefore(w http.ResponseWriter, r *http.Request, op st
 			charges[i] = charge{bucketKey(false, it.TableName, part), false, 0}
 		}
 		if ok, admitted := l.tp.admit(name, now, charges, true); !admitted {
-			reasons := make([]map[string]string, len(ok))
-			for i := range ok {
-				reasons[i] = map[string]string{"Code": "None"}
-				if !ok[i] {
-					reasons[i] = map[string]string{"Code": "ThrottlingError", "Message": throttledMessage}
-				}
-			}
-			writeCancelled(w, reasons)
+			writeThrottledTransaction(w, ok)
 			return true
 		}
 		l.readAfter(r, x, func(answer []byte) []charge {
@@ -907,4 +893,18 @@ func (l *limiter) throughputAfter(resp *http.Response, op string, x *exchange) e
 	}
 	setResponseBody(resp, data)
 	return nil
+}
+
+// writeThrottledTransaction answers a transaction cancelled for throughput: reason
+// ThrottlingError for each item whose partition had no capacity left (ok
+// false), None for the others, as DynamoDB does.
+func writeThrottledTransaction(w http.ResponseWriter, ok []bool) {
+	reasons := make([]map[string]string, len(ok))
+	for i := range ok {
+		reasons[i] = map[string]string{"Code": "None"}
+		if !ok[i] {
+			reasons[i] = map[string]string{"Code": "ThrottlingError", "Message": throttledMessage}
+		}
+	}
+	writeCancelled(w, reasons)
 }

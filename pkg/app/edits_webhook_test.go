@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"encoding/json"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +11,21 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
+
+// signedPost posts body through the world's signed webhook, signed at ts,
+// and returns the message's id and its path for the webhook's changes.
+func (w *world) signedPost(t *testing.T, body string, ts int64) (id, path string) {
+	t.Helper()
+	rec := w.do(t, "POST", w.postPath(w.signed.ID), body, w.signedHeaders(body, ts, nil))
+	if rec.Code != 202 {
+		t.Fatalf("post: %d %s", rec.Code, rec.Body)
+	}
+	var b struct{ Data struct{ ID string } }
+	if err := json.Unmarshal(rec.Body.Bytes(), &b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Data.ID, "/webhooks/" + w.signed.ID + "/messages/" + b.Data.ID
+}
 
 // acceptedID posts content through the world's static webhook and returns
 // the message id.
@@ -84,13 +100,8 @@ func TestSignedWebhookEditCannotBeReplayed(t *testing.T) {
 	w := newMemberWorld(t)
 	now := time.Now().Unix()
 	body := `{"content":"Deploy 7 started"}`
-	rec := w.do(t, "POST", w.postPath(w.signed.ID), body, w.signedHeaders(body, now, nil))
-	if rec.Code != 202 {
-		t.Fatalf("post: %d %s", rec.Code, rec.Body)
-	}
-	var b struct{ Data struct{ ID string } }
-	_ = json.Unmarshal(rec.Body.Bytes(), &b)
-	path := "/webhooks/" + w.signed.ID + "/messages/" + b.Data.ID
+	id, path := w.signedPost(t, body, now)
+	var rec *httptest.ResponseRecorder
 	// Warm the function's webhook cache with an edit that changes nothing.
 	if rec = w.do(t, "PATCH", path, body, w.signedHeaders(body, now-1, nil)); rec.Code != 200 {
 		t.Fatalf("no-op edit: %d %s", rec.Code, rec.Body)
@@ -109,7 +120,7 @@ func TestSignedWebhookEditCannotBeReplayed(t *testing.T) {
 	if rec = w.do(t, "PATCH", path, edit1, h1); rec.Code != 401 || codeOf(t, rec) != "signature_replayed" {
 		t.Fatalf("replayed edit: got %d %s, want 401 signature_replayed", rec.Code, rec.Body)
 	}
-	if v := w.listed(t, bearer(w.ana), b.Data.ID); v.OriginalContent != "Deploy 7 rolled back" || v.Revision != 3 {
+	if v := w.listed(t, bearer(w.ana), id); v.OriginalContent != "Deploy 7 rolled back" || v.Revision != 3 {
 		t.Fatalf("after the replay: %+v, want the second edit at revision 3", v)
 	}
 	// A refused signed change is logged as refused, once.
@@ -131,26 +142,20 @@ func TestSignedWebhookEditCannotBeReplayed(t *testing.T) {
 func TestSignedWebhookEditRetriedAfter503(t *testing.T) {
 	w := newMemberWorld(t)
 	now := time.Now().Unix()
-	body := `{"content":"Deploy 8 started"}`
-	rec := w.do(t, "POST", w.postPath(w.signed.ID), body, w.signedHeaders(body, now, nil))
-	if rec.Code != 202 {
-		t.Fatalf("post: %d %s", rec.Code, rec.Body)
-	}
-	var b struct{ Data struct{ ID string } }
-	_ = json.Unmarshal(rec.Body.Bytes(), &b)
-	path := "/webhooks/" + w.signed.ID + "/messages/" + b.Data.ID
+	id, path := w.signedPost(t, `{"content":"Deploy 8 started"}`, now)
 	edit := `{"content":"Deploy 8 done"}`
 	h := w.signedHeaders(edit, now, nil)
 	// The quota's UpdateItem goes through; the edit's own UpdateItem fails
 	// as a throttled DynamoDB answers after the SDK's retries.
 	w.st.Faults.FailWith("DynamoDB.UpdateItem", 1, 1, &types.ProvisionedThroughputExceededException{Message: aws.String("throttled (injected)")})
-	if rec = w.do(t, "PATCH", path, edit, h); rec.Code != 503 {
+	if rec := w.do(t, "PATCH", path, edit, h); rec.Code != 503 {
 		t.Fatalf("edit whose write failed: %d %s, want 503", rec.Code, rec.Body)
 	}
-	if rec = w.do(t, "PATCH", path, edit, h); rec.Code != 200 {
+	rec := w.do(t, "PATCH", path, edit, h)
+	if rec.Code != 200 {
 		t.Fatalf("the same signed edit again: %d %s, want 200", rec.Code, rec.Body)
 	}
-	if v := w.listed(t, bearer(w.ana), b.Data.ID); v.OriginalContent != "Deploy 8 done" || v.Revision != 2 {
+	if v := w.listed(t, bearer(w.ana), id); v.OriginalContent != "Deploy 8 done" || v.Revision != 2 {
 		t.Fatalf("after the retry: %+v, want the edit at revision 2", v)
 	}
 	if rec = w.do(t, "PATCH", path, edit, h); rec.Code != 401 || codeOf(t, rec) != "signature_replayed" {

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -239,40 +240,19 @@ func init() {
 			t.Fatalf("stored connections %+v %v", conns, err)
 		}
 	}
-	// RealtimePushFunction:: the sample's INSERT then MODIFY (Spanish landing) of one
-	// message, through the real handler: a Spanish reader's connection gets the
-	// original, then the Spanish view; a gone connection loses its item.
+	// RealtimeFanoutFunction: the sample's job names two connections: the
+	// first takes the push, API Gateway keeps throttling the second, whose
+	// send goes back on the queue as a job of its own.
 	samples["RealtimeFanoutFunction"] = func(t *testing.T, fn string) {
 		st, _ := wiringtest.DemoAs(t, fn)
-		var mu sync.Mutex
-		var posts []string
-		// The sample's job names two connections: the first takes the
-		// push, API Gateway keeps throttling the second.
-		mgmt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasSuffix(r.URL.Path, "/L0SNAdmOvHcCJ1Q=") {
-				w.Header().Set("X-Amzn-ErrorType", "LimitExceededException")
-				w.WriteHeader(http.StatusTooManyRequests)
-				_, _ = w.Write([]byte(`{"message":"Rate exceeded"}`))
-				return
-			}
-			b, _ := io.ReadAll(r.Body)
-			mu.Lock()
-			posts = append(posts, r.URL.Path+" "+string(b))
-			mu.Unlock()
-		}))
-		defer mgmt.Close()
-		t.Setenv(wsapi.EnvManagementEndpoint, mgmt.URL+"/live")
-		a, sender, err := realtiming.FromEnv(context.Background())
-		if err != nil {
-			t.Fatalf("handler: %v", err)
-		}
+		a, sender, sent := managementAPI(t, "/L0SNAdmOvHcCJ1Q=", http.StatusTooManyRequests, "LimitExceededException")
 		queue := st.Resources.Queues["RealtimeFanoutQueue"]
 		ev := wiringtest.Event[events.SQSEvent](t, "realtime-fanout.json")
 		resp, err := realtiming.Fanout(a, sender, queue).HandleSQS(context.Background(), ev)
 		if err != nil || len(resp.BatchItemFailures) != 0 {
 			t.Fatalf("sample: %+v %v, want no failures", resp, err)
 		}
-		if len(posts) != 1 || !strings.Contains(posts[0], "/L0SM9cOFvHcCIhw=") || !strings.Contains(posts[0], `"content":"Versión 2.3.1 desplegada en producción."`) {
+		if posts := sent(); len(posts) != 1 || !strings.Contains(posts[0], "/L0SM9cOFvHcCIhw=") || !strings.Contains(posts[0], `"content":"Versión 2.3.1 desplegada en producción."`) {
 			t.Fatalf("posts %q, want the job's payload to its first connection", posts)
 		}
 		out, err := st.SQS.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: &queue, MaxNumberOfMessages: 10, WaitTimeSeconds: 3})
@@ -283,30 +263,14 @@ func init() {
 			t.Fatalf("requeued %d jobs, want the throttled connection's, attempt 1", len(out.Messages))
 		}
 	}
+	// RealtimePushFunction: the sample's INSERT then MODIFY (Spanish landing) of one
+	// message, through the real handler: a Spanish reader's connection gets the
+	// original, then the Spanish view; a gone connection loses its item.
 	samples["RealtimePushFunction"] = func(t *testing.T, fn string) {
 		st, d := wiringtest.DemoAs(t, fn)
 		// Seeded as an administrator: the function itself may not write these.
 		seed := storetest.New(st.DB, st.Table)
-		var mu sync.Mutex
-		var posts []string
-		mgmt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if strings.HasSuffix(r.URL.Path, "/gone") {
-				w.Header().Set("X-Amzn-ErrorType", "GoneException")
-				w.WriteHeader(http.StatusGone)
-				_, _ = w.Write([]byte(`{"message":""}`))
-				return
-			}
-			b, _ := io.ReadAll(r.Body)
-			mu.Lock()
-			posts = append(posts, r.URL.Path+" "+string(b))
-			mu.Unlock()
-		}))
-		defer mgmt.Close()
-		t.Setenv(wsapi.EnvManagementEndpoint, mgmt.URL+"/live")
-		a, sender, err := realtiming.FromEnv(context.Background())
-		if err != nil {
-			t.Fatalf("handler: %v", err)
-		}
+		a, sender, sent := managementAPI(t, "/gone", http.StatusGone, "GoneException")
 		ctx := context.Background()
 		const channel, message = "01JD9N0Z50BAKDWE0FBRMSFD5P", "01JDA0000000000000000000MS"
 		user, token := wiringtest.ChannelMember(t, d, channel)
@@ -323,7 +287,7 @@ func init() {
 		if err != nil || len(resp.BatchItemFailures) != 0 {
 			t.Fatalf("sample: %+v %v, want no failures", resp, err)
 		}
-		if len(posts) != 2 || !strings.Contains(posts[0], `"type":"message"`) || !strings.Contains(posts[0], `"translated":false`) ||
+		if posts := sent(); len(posts) != 2 || !strings.Contains(posts[0], `"type":"message"`) || !strings.Contains(posts[0], `"translated":false`) ||
 			!strings.Contains(posts[1], `"type":"message.updated"`) || !strings.Contains(posts[1], `"content":"La compilación pasó"`) {
 			t.Fatalf("posts %q, want the original then the Spanish update", posts)
 		}
@@ -427,4 +391,38 @@ func storedTranslationItem(t *testing.T, db *dynamodb.Client, table, message, la
 		created = c.Value
 	}
 	return content, created
+}
+
+// managementAPI serves API Gateway's Management API for a realtime
+// function's sample and builds the function's App and sender on it, as
+// FromEnv does: a post to a connection whose path ends in refused is
+// answered status with X-Amzn-ErrorType errType, every other post is
+// recorded (its path and body, in sent's order).
+func managementAPI(t *testing.T, refused string, status int, errType string) (*app.App, *wsapi.Client, func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var posts []string
+	mgmt := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, refused) {
+			w.Header().Set("X-Amzn-ErrorType", errType)
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte(`{"message":"refused (test)"}`))
+			return
+		}
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		posts = append(posts, r.URL.Path+" "+string(b))
+		mu.Unlock()
+	}))
+	t.Cleanup(mgmt.Close)
+	t.Setenv(wsapi.EnvManagementEndpoint, mgmt.URL+"/live")
+	a, sender, err := realtiming.FromEnv(context.Background())
+	if err != nil {
+		t.Fatalf("handler: %v", err)
+	}
+	return a, sender, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(posts)
+	}
 }

@@ -118,19 +118,7 @@ func TestStreakMovesToSlowLane(t *testing.T) {
 // time waits there again; it is attempted there when due.
 func TestRetriesWaitOnSlowLane(t *testing.T) {
 	e := newLanesEnv(t, ms(5, 5))
-	rv := newReceiver(t, func(n int, w http.ResponseWriter) int {
-		if n == 1 {
-			w.WriteHeader(500)
-			return 500
-		}
-		w.WriteHeader(200)
-		return 200
-	})
-	w := e.putWebhook(t, evs.KindOutbound, "01JD9N15ZR836GD73VZ533YQJJ", rv.URL, nil)
-	_, ds := event(t, "fails once", w)
-	if _, err := e.queue.SendDeliveries(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
+	rv, ds := e.queueFailingOnce(t)
 	ev := e.receiveOne(t)
 	e.st.Calls.Reset()
 	_, calls := e.handle(t, ev)
@@ -308,19 +296,7 @@ func TestWaitingRetriesTakeNoLane(t *testing.T) {
 	waitURL := e.st.Resources.Queues["DeliveryWaitQueue"]
 	e.d.Wait = sqsqueue.New(e.st.SQS, waitURL)
 	e.d.LaneOf = delivering.Lanes(delivering.Queues{Fast: e.url, Slow: e.slowURL, Wait: waitURL})
-	rv := newReceiver(t, func(n int, w http.ResponseWriter) int {
-		if n == 1 {
-			w.WriteHeader(500)
-			return 500
-		}
-		w.WriteHeader(200)
-		return 200
-	})
-	w := e.putWebhook(t, evs.KindOutbound, "01JD9N15ZR836GD73VZ533YQJJ", rv.URL, nil)
-	_, ds := event(t, "fails once", w)
-	if _, err := e.queue.SendDeliveries(context.Background(), ds); err != nil {
-		t.Fatal(err)
-	}
+	rv, ds := e.queueFailingOnce(t)
 	e.handle(t, e.receiveOne(t))
 	wantCounts(t, e, "slow lane after the failure", e.slowURL, 0, 0, 0)
 	wantCounts(t, e, "wait lane after the failure", waitURL, 0, 0, 1)
@@ -365,4 +341,24 @@ func TestWaitingRetriesTakeNoLane(t *testing.T) {
 	if r := e.record(t, ds[0]); r.Status != delivery.StatusSucceeded || r.Attempts != 2 {
 		t.Fatalf("record %+v, want succeeded after 2 attempts", r)
 	}
+}
+
+// queueFailingOnce queues, on the delivery queue, one event's delivery to a
+// webhook whose receiver answers 500 to its first attempt and 200 after.
+func (e *env) queueFailingOnce(t *testing.T) (*receiver, []evs.Delivery) {
+	t.Helper()
+	rv := newReceiver(t, func(n int, w http.ResponseWriter) int {
+		if n == 1 {
+			w.WriteHeader(500)
+			return 500
+		}
+		w.WriteHeader(200)
+		return 200
+	})
+	w := e.putWebhook(t, evs.KindOutbound, "01JD9N15ZR836GD73VZ533YQJJ", rv.URL, nil)
+	_, ds := event(t, "fails once", w)
+	if _, err := e.queue.SendDeliveries(context.Background(), ds); err != nil {
+		t.Fatal(err)
+	}
+	return rv, ds
 }

@@ -41,19 +41,6 @@ func idBound(t time.Time, high bool) string {
 	return id.String()
 }
 
-// failedRow is a failed delivery record as FailedDeliveryIndex projects
-// it.
-type failedRow struct {
-	ID          string `dynamodbav:"id"`
-	WebhookID   string `dynamodbav:"webhook_id"`
-	Kind        string `dynamodbav:"webhook_kind"`
-	WorkspaceID string `dynamodbav:"workspace_id"`
-	WebhookKey  string `dynamodbav:"webhook_key"`
-	EventID     string `dynamodbav:"event_id"`
-	EventType   string `dynamodbav:"event_type"`
-	Attempts    int    `dynamodbav:"attempts"`
-}
-
 // FailedDeliveries implements delivery.RecoverStore with Queries of
 // FailedDeliveryIndex between the window's ids: it reads the webhook's
 // failed deliveries only, at most limit (Limit: one Query, another only
@@ -77,12 +64,14 @@ func (s *Store) FailedDeliveries(ctx context.Context, ws, webhookID string, sinc
 			return nil, dynamo.Fail("failed deliveries of "+webhookID, err)
 		}
 		for _, av := range page.Items {
-			var r failedRow
-			if err := attributevalue.UnmarshalMap(av, &r); err != nil {
+			// The index projects the record's identity and attempts only.
+			var it deliveryItem
+			if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 				return nil, chat.Internal(fmt.Errorf("dynamo: failed delivery of %s: %w", webhookID, err))
 			}
-			out = append(out, delivery.Record{ID: r.ID, WebhookID: r.WebhookID, Kind: r.Kind, WorkspaceID: r.WorkspaceID,
-				WebhookKey: r.WebhookKey, EventID: r.EventID, EventType: r.EventType, Status: delivery.StatusFailed, Attempts: r.Attempts})
+			r := it.record()
+			r.Status = delivery.StatusFailed
+			out = append(out, r)
 			if len(out) == limit {
 				return out, nil
 			}
