@@ -44,6 +44,17 @@ type loadRow struct {
 	Note            string
 }
 
+// answersMu guards every loadRow's Answers: a scenario's posts and its
+// edits are counted from different goroutines.
+var answersMu sync.Mutex
+
+// answer counts one answer of kind ("POST 202").
+func (r *loadRow) answer(kind string) {
+	answersMu.Lock()
+	defer answersMu.Unlock()
+	r.Answers[kind]++
+}
+
 // reader is one WebSocket connection subscribed to a channel, noting when
 // each message's pushes arrive.
 type reader struct {
@@ -189,7 +200,7 @@ func (s *loadStack) post(w loadWorkspace, scenario string, rate int, d time.Dura
 	}
 	atk := vegeta.NewAttacker(vegeta.Timeout(60*time.Second), vegeta.KeepAlive(true), vegeta.Workers(16))
 	for res := range atk.Attack(targeter, vegeta.Rate{Freq: rate, Per: time.Second}, d, scenario) {
-		row.Answers[fmt.Sprintf("POST %d", res.Code)]++
+		row.answer(fmt.Sprintf("POST %d", res.Code))
 		if res.Code != http.StatusAccepted {
 			continue
 		}
@@ -322,15 +333,12 @@ func (s *loadStack) run(ctx context.Context, name string) (loadRow, error) {
 			rate := max(1, total/s.cfg.EditSeconds)
 			row.Load = fmt.Sprintf("%d posts/s for %d s, each edited (PATCH) on its 202, 1 reader", rate, s.cfg.EditSeconds)
 			var edits sync.WaitGroup
-			var answers sync.Mutex
 			err = s.measured(ctx, &row, func() {
 				s.post(w, name, rate, time.Duration(s.cfg.EditSeconds)*time.Second, &row, func(p posted) {
 					got.add(p)
 					edits.Go(func() {
 						code, at := s.edit(ctx, w, p.id)
-						answers.Lock()
-						row.Answers[fmt.Sprintf("PATCH %d", code)]++
-						answers.Unlock()
+						row.answer(fmt.Sprintf("PATCH %d", code))
 						if code == http.StatusOK {
 							edited.add(posted{p.id, at})
 						}
