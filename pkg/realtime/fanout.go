@@ -126,9 +126,17 @@ func jobsOf(key string, sends []send, per int) []Job {
 	return jobs
 }
 
-// handOff queues sends as jobs (after delay), counting them. Errors: the
+// handOff queues sends as jobs (after delay), counting them; the change
+// key is then the jobs' to finish, so Sent forgets it. Errors: the
 // queue's; then no send counts as handed off and the caller retries.
-func (p *Pusher) handOff(ctx context.Context, key string, sends []send, delay time.Duration) error {
+func (p *Pusher) handOff(ctx context.Context, key string, sends []send, delay time.Duration) (err error) {
+	if key != "" && p.Sent != nil {
+		defer func() {
+			if err == nil {
+				p.Sent.forget(key)
+			}
+		}()
+	}
 	if len(sends) == 0 {
 		return nil
 	}
@@ -139,7 +147,7 @@ func (p *Pusher) handOff(ctx context.Context, key string, sends []send, delay ti
 	if per <= 0 || per > MaxJobConnections {
 		per = MaxJobConnections
 	}
-	if err := p.Jobs.Enqueue(ctx, jobsOf(key, sends, per), delay); err != nil {
+	if err = p.Jobs.Enqueue(ctx, jobsOf(key, sends, per), delay); err != nil {
 		return fmt.Errorf("realtime: hand %d sends to the fan-out queue: %w", len(sends), err)
 	}
 	p.count(ctx, MetricHandedOff, len(sends))

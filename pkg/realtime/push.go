@@ -244,9 +244,6 @@ func (p *Pusher) push(ctx context.Context, c Change, conns []Connection) error {
 		err := p.handOff(ctx, c.Key, sends, 0)
 		switch {
 		case err == nil:
-			if c.Key != "" && p.Sent != nil {
-				p.Sent.forget(c.Key)
-			}
 			return nil
 		case !errors.Is(err, ErrJobTooLarge):
 			return err
@@ -290,9 +287,6 @@ func (p *Pusher) sendAll(ctx context.Context, key string, sends []send, stop, cu
 	if p.Jobs != nil {
 		err := p.handOff(context.WithoutCancel(ctx), key, left, time.Second)
 		if err == nil {
-			if key != "" && p.Sent != nil {
-				p.Sent.forget(key)
-			}
 			return nil
 		}
 		slog.WarnContext(ctx, "realtime: hand off the sends left", "error", err.Error())
