@@ -204,6 +204,23 @@ type Message struct {
 	// tombstone with no content, and DeletedBy names who deleted it.
 	DeletedAt time.Time
 	DeletedBy Author
+	// Attachments are the files the message carries (contract section 17),
+	// in the order they were attached; nil for none.
+	Attachments []Attachment
+}
+
+// Attachment is a file a message carries: an upload (package attachments)
+// checked and attached when the message was posted or edited. Its object
+// in storage is at Key; only the service reads it there.
+type Attachment struct {
+	// ID is the upload's id.
+	ID          string
+	Key         string
+	Filename    string
+	ContentType string
+	Size        int64
+	// AltText describes the file in the message's language; "" for none.
+	AltText string
 }
 
 // Rev returns the message's revision: 1 for a message never edited.
@@ -225,6 +242,9 @@ type Translation struct {
 	// Revision is the revision of the message's content that was
 	// translated; 0 (read as 1) when not known.
 	Revision int
+	// AltTexts are the translations of the message's attachments' alt
+	// texts, parallel to Message.Attachments; nil when none was translated.
+	AltTexts []string
 }
 
 // Request log outcomes.
@@ -359,6 +379,9 @@ type MessageView struct {
 	// SourceLanguage.
 	Language   string
 	Translated bool
+	// AltTexts are the attachments' alt texts in Language, parallel to
+	// Message.Attachments; nil reads each attachment's own AltText.
+	AltTexts []string
 }
 
 // OriginalView is m as its author reads it: the original content in its
