@@ -19,9 +19,13 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/chatbridge/chat/pkg/attachments"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/messageview"
+	"github.com/chatbridge/chat/pkg/s3bucket"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -32,7 +36,11 @@ type App struct {
 	// capability builds its own store on them.
 	DB    *dynamodb.Client
 	Table string
-	IDs   *chat.IDs
+	// Bucket is the attachments bucket (ATTACHMENTS_BUCKET); "" where
+	// none is configured, and then a post with attachments is refused
+	// (503) and views carry no links.
+	Bucket string
+	IDs    *chat.IDs
 	Now   chat.Clock
 	// CursorKey is the key list cursors are signed with (CURSOR_KEY), nil
 	// when unset. The functions that page build their codec on it
@@ -54,6 +62,37 @@ type App struct {
 // table: every workspace API function builds it.
 func (a *App) Authenticator() *workspaces.Authenticator {
 	return &workspaces.Authenticator{Tokens: dynamo.New(a.DB, a.Table)}
+}
+
+// bucket is the attachments bucket reached with a's configuration, nil
+// without one. Against a local endpoint its addresses are path-style
+// (http://127.0.0.1:port/<bucket>/<key>), as a loopback server needs.
+func (a *App) bucket() *s3bucket.Bucket {
+	if a.Bucket == "" {
+		return nil
+	}
+	c := s3.NewFromConfig(a.AWS, func(o *s3.Options) { o.UsePathStyle = a.AWS.BaseEndpoint != nil })
+	return s3bucket.New(c, a.Bucket)
+}
+
+// Attachments is the attachments service on the app's table and bucket;
+// nil without a bucket.
+func (a *App) Attachments() *attachments.Service {
+	b := a.bucket()
+	if b == nil {
+		return nil
+	}
+	return &attachments.Service{Uploads: dynamo.New(a.DB, a.Table), Presigner: b, Objects: b, IDs: a.IDs, Now: a.Now}
+}
+
+// Renderer renders views with presigned attachment links valid for ttl
+// (attachments.ViewURLTTL when 0).
+func (a *App) Renderer(ttl time.Duration) messageview.Renderer {
+	r := messageview.Renderer{TTL: ttl}
+	if b := a.bucket(); b != nil {
+		r.Links = b
+	}
+	return r
 }
 
 // For returns the App that function's handler is built on: a itself, or,
@@ -98,6 +137,7 @@ func FromEnvWith(ctx context.Context, load awsenv.Loader, extra ...string) (*App
 		return nil, nil, err
 	}
 	a := New(cfg, env[awsenv.EnvTable])
+	a.Bucket = awsenv.Get(awsenv.EnvBucket, "")
 	if key := awsenv.Get(awsenv.EnvCursorKey, ""); key != "" {
 		a.CursorKey = []byte(key)
 	}

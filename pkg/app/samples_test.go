@@ -190,7 +190,7 @@ var samples = map[string]func(t *testing.T, fn string){
 		ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, "list-channel-messages.json")
 		// A guest of the channel's room posts; the member reads it.
 		a, joined := wiringtest.Join(t, st, "01JD9N113GQYDPWDARF68MKWR7", "es-ES")
-		if _, err := (&rooms.Poster{Store: storetest.New(a.DB, a.Table), IDs: a.IDs, Now: time.Now}).Post(ctx, chat.GuestSession{Guest: joined.Guest}, joined.Room, "Hola"); err != nil {
+		if _, err := (&rooms.Poster{Store: storetest.New(a.DB, a.Table), IDs: a.IDs, Now: time.Now}).Post(ctx, chat.GuestSession{Guest: joined.Guest}, joined.Room, "Hola", nil); err != nil {
 			t.Fatalf("post: %v", err)
 		}
 		h, err := handlers.FromEnv(ctx, fn)
@@ -240,7 +240,7 @@ var samples = map[string]func(t *testing.T, fn string){
 		ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, "list-guest-messages.json")
 		// The sample's token is a placeholder: a real one comes from a join.
 		a, joined := wiringtest.Join(t, st, ev.PathParameters["room_id"], "es-ES")
-		if _, err := (&rooms.Poster{Store: storetest.New(a.DB, a.Table), IDs: a.IDs, Now: time.Now}).Post(ctx, chat.GuestSession{Guest: joined.Guest}, joined.Room, "Hola"); err != nil {
+		if _, err := (&rooms.Poster{Store: storetest.New(a.DB, a.Table), IDs: a.IDs, Now: time.Now}).Post(ctx, chat.GuestSession{Guest: joined.Guest}, joined.Room, "Hola", nil); err != nil {
 			t.Fatalf("post: %v", err)
 		}
 		h, err := handlers.FromEnv(ctx, fn)

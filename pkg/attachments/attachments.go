@@ -143,14 +143,9 @@ func CheckAltText(s string) string {
 	return ""
 }
 
-// Owner names who may attach an upload: "user:<id>", "guest:<id>" or
-// "webhook:<id>".
-func Owner(a chat.Author, webhookID string) string {
-	if a.Type == chat.AuthorBot {
-		return "webhook:" + webhookID
-	}
-	return a.Type + ":" + a.ID
-}
+// Owner names who may attach an upload, from the author its message will
+// have: "user:<id>", "guest:<id>" or "bot:<webhook id>".
+func Owner(a chat.Author) string { return a.Type + ":" + a.ID }
 
 // Upload is a file announced for upload: the form its sender posts to
 // storage, and what attaching it checks against.

@@ -276,6 +276,10 @@ type ClaimError struct {
 	Index  int
 	Claim  Claim
 	Upload *Upload
+	// Free[i] is true when the i-th upload of the write is known not to be
+	// attached to any message (its claim passed, or failed on an upload
+	// no message holds): its file can be tagged unattached again.
+	Free []bool
 }
 
 func (e *ClaimError) Error() string {
@@ -319,16 +323,46 @@ func Keys(as []chat.Attachment) []string {
 	return out
 }
 
-// Mark tags each attachment's file attached, so that the bucket's
-// lifecycle keeps it; Unmark gives the tags back when the message's write
-// failed. Errors: those of Objects.
-func (s *Service) Mark(ctx context.Context, as []chat.Attachment) error {
-	return s.tagAll(ctx, as, TagAttached)
-}
-
-// Unmark tags each attachment's file unattached again, best effort.
-func (s *Service) Unmark(ctx context.Context, as []chat.Attachment) error {
-	return s.tagAll(ctx, as, TagUnattached)
+// Attach runs write, the store's write of a message, with the attachments
+// of refs in channel ch of workspace ws. Without refs it is write(nil).
+// With refs it checks them (Check), tags their files attached, so that
+// the bucket's lifecycle keeps them, then writes. When the write refuses
+// a claim (*ClaimError) the files known to be attached to no message are
+// tagged unattached again and the refusal is explained (Explain); after
+// any other failure the tags stay, since a file may be another message's:
+// a file kept too long is better than one lost. Errors: EUnavailable when
+// s is nil (no bucket); those of Check, Objects and write.
+func (s *Service) Attach(ctx context.Context, ws, ch string, refs []Ref, now time.Time, write func([]chat.Attachment) error) error {
+	if len(refs) == 0 {
+		return write(nil)
+	}
+	if s == nil {
+		return chat.Unavailable(errors.New("attachments: no bucket is configured (ATTACHMENTS_BUCKET)"))
+	}
+	as, err := s.Check(ctx, ws, ch, refs)
+	if err != nil {
+		return err
+	}
+	if err := s.tagAll(ctx, as, TagAttached); err != nil {
+		return err
+	}
+	err = write(as)
+	var ce *ClaimError
+	if errors.As(err, &ce) {
+		var free []chat.Attachment
+		for i, a := range as {
+			if i < len(ce.Free) && ce.Free[i] {
+				free = append(free, a)
+			}
+		}
+		// Best effort, past the request's cancellation: a file left tagged
+		// attached is only kept, never lost.
+		_ = s.tagAll(context.WithoutCancel(ctx), free, TagUnattached)
+	}
+	if err != nil {
+		return Explain(err, now)
+	}
+	return nil
 }
 
 func (s *Service) tagAll(ctx context.Context, as []chat.Attachment, state string) error {

@@ -17,10 +17,12 @@ import (
 
 // Environment variables every component reads.
 const (
-	EnvTable      = "TABLE_NAME"
-	EnvQueueURL   = "TRANSLATION_QUEUE_URL"
-	EnvCursorKey  = "CURSOR_KEY"
-	EnvEndpoint   = "AWS_ENDPOINT_URL"
+	EnvTable     = "TABLE_NAME"
+	EnvQueueURL  = "TRANSLATION_QUEUE_URL"
+	EnvCursorKey = "CURSOR_KEY"
+	EnvEndpoint  = "AWS_ENDPOINT_URL"
+	// EnvBucket names the attachments bucket.
+	EnvBucket     = "ATTACHMENTS_BUCKET"
 	EnvRegion     = "AWS_REGION"
 	DefaultRegion = "us-east-1"
 )

@@ -42,8 +42,13 @@ func HashIdempotencyKey(k string) string {
 // IdempotencyFingerprint identifies a posted message for its key: the channel, the
 // content and skip_translation. A key sent again with another fingerprint
 // is a reused key.
-func IdempotencyFingerprint(channelID, content string, skipTranslation bool) string {
-	return fingerprint(channelID, content, skipTranslation)
+func IdempotencyFingerprint(channelID, content string, skipTranslation bool, attachments ...string) string {
+	if len(attachments) == 0 {
+		// The fingerprint of a post without attachments is what it was
+		// before posts had them, so that live records still match.
+		return fingerprint(channelID, content, skipTranslation)
+	}
+	return fingerprint(channelID, content, skipTranslation, attachments)
 }
 
 // ChangeFingerprint identifies an inbound webhook's edit or deletion of a

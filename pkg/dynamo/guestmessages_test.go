@@ -47,7 +47,7 @@ func TestPostThenListNewestFirstAgainstDynamo(t *testing.T) {
 	var posted []string
 	for i := 0; i < 5; i++ {
 		g.st.Calls.Reset()
-		v, err := poster.Post(ctx, ana, room, fmt.Sprintf("mensaje %d", i))
+		v, err := poster.Post(ctx, ana, room, fmt.Sprintf("mensaje %d", i), nil)
 		if err != nil {
 			t.Fatalf("post %d: %v", i, err)
 		}
@@ -101,7 +101,7 @@ func TestListIsTheRoomsChannelOnly(t *testing.T) {
 	ana := g.session(t, room, g.guest(t, room, "Ana", "en", "").Token)
 	bo := g.session(t, other, g.guest(t, other, "Bo", "en", "").Token)
 	poster := &rooms.Poster{Store: g.store, IDs: g.ids, Now: time.Now}
-	if _, err := poster.Post(ctx, bo, other, "elsewhere"); err != nil {
+	if _, err := poster.Post(ctx, bo, other, "elsewhere", nil); err != nil {
 		t.Fatal(err)
 	}
 	page, err := (&rooms.Lister{Store: g.store.Rooms}).List(ctx, ana, room, "", 25)
@@ -132,11 +132,11 @@ func TestTranslationsForReadersAgainstDynamo(t *testing.T) {
 	room := g.room(t, time.Now().Add(time.Hour))
 	ben := g.session(t, room, g.guest(t, room, "Ben", "en", "").Token)
 	poster := &rooms.Poster{Store: g.store, IDs: g.ids, Now: time.Now}
-	both, err := poster.Post(ctx, ben, room, "The build passed")
+	both, err := poster.Post(ctx, ben, room, "The build passed", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := poster.Post(ctx, ben, room, "Deploying now")
+	plain, err := poster.Post(ctx, ben, room, "Deploying now", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

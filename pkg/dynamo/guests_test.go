@@ -198,7 +198,7 @@ func TestGuestPostCallBudget(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		_, err = poster.Post(ctx, s, r, "hello <world> \u2028 😀")
+		_, err = poster.Post(ctx, s, r, "hello <world> \u2028 😀", nil)
 		return err
 	}
 	for i := 1; i <= rooms.PostsPerMinute; i++ {

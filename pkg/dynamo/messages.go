@@ -164,6 +164,8 @@ type MessageItem struct {
 	EditedAt  *time.Time  `dynamodbav:"edited_at,omitempty"`
 	DeletedAt *time.Time  `dynamodbav:"deleted_at,omitempty"`
 	DeletedBy *authorAttr `dynamodbav:"deleted_by,omitempty"`
+	// Attachments are absent on a message without any (attachments.go).
+	Attachments []attachmentAttr `dynamodbav:"attachments,omitempty"`
 }
 
 // MessageItemOf returns the item of a new message, marked untranslated
@@ -174,6 +176,7 @@ func MessageItemOf(m chat.Message) MessageItem {
 		Author:  authorAttr{Type: m.Author.Type, ID: m.Author.ID, Name: m.Author.Name, AvatarURL: m.Author.AvatarURL, Language: m.Author.Language},
 		Content: m.Content, SourceLanguage: m.SourceLanguage, SkipTranslation: m.SkipTranslation,
 		Status: m.Status, CreatedAt: m.CreatedAt, TranslatedLanguages: m.TranslatedLanguages,
+		Attachments: attachmentAttrsOf(m.Attachments),
 	}
 	if !m.SkipTranslation {
 		it.PendingShard, it.PendingDue = PendingShard(m.ID), PendingDue(m.CreatedAt.Add(PendingGrace), m.ID)
@@ -188,6 +191,7 @@ func (it MessageItem) Message() chat.Message {
 		Content: it.Content, SourceLanguage: it.SourceLanguage, SkipTranslation: it.SkipTranslation,
 		Status: it.Status, CreatedAt: it.CreatedAt, TranslatedLanguages: it.TranslatedLanguages,
 		Revision: it.Revision, EditedAt: timeOr(it.EditedAt), DeletedAt: timeOr(it.DeletedAt), DeletedBy: it.DeletedBy.author(),
+		Attachments: attachmentsOf(it.Attachments),
 	}
 }
 
@@ -219,6 +223,9 @@ const TranslationBatch = 100
 // message with m's id exists in its channel; EUnavailable when DynamoDB
 // failed after retries.
 func (s *Table) PutMessage(ctx context.Context, m chat.Message) error {
+	if len(m.Attachments) > 0 {
+		return s.putWithClaims(ctx, m)
+	}
 	put := MessagePut(s.Name, m).Put
 	_, err := s.Client.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                           put.TableName,
@@ -265,4 +272,32 @@ func OwnMessage(stored map[string]types.AttributeValue, m chat.Message) bool {
 		it.Author.Type == m.Author.Type && it.Author.ID == m.Author.ID && it.CreatedAt.Equal(m.CreatedAt)
 	changed := it.Revision > 1 || it.DeletedAt != nil
 	return same && (changed || it.Content == m.Content && it.SkipTranslation == m.SkipTranslation)
+}
+
+// putWithClaims stores m and claims its attachments' uploads in one
+// TransactWriteItems (ClaimWrites). Errors: those of PutMessage; an
+// *attachments.ClaimError when an upload cannot be attached.
+func (s *Table) putWithClaims(ctx context.Context, m chat.Message) error {
+	// The claims are judged at the post's own time, the clock that dated
+	// the uploads.
+	items := append([]types.TransactWriteItem{MessagePut(s.Name, m)}, ClaimWrites(s.Name, m, m.CreatedAt)...)
+	reasons, err := s.Transact(ctx, "put message "+m.ID, items)
+	switch {
+	case chat.IsCode(err, chat.EConflict):
+		// Only this post writes its message and uploads: a collision is
+		// another post's claim of the same upload, still in flight.
+		return chat.Unavailable(err)
+	case err != nil:
+		return err
+	case reasons == nil:
+		return nil
+	case ConditionFailed(reasons, 0) && OwnMessage(reasons[0].Item, m):
+		return nil
+	case ConditionFailed(reasons, 0):
+		return chat.Errorf(chat.EConflict, "message %s exists", m.ID)
+	}
+	if err := ClaimFailure(reasons, 1, m); err != nil {
+		return err
+	}
+	return chat.Internal(fmt.Errorf("dynamo: put message %s cancelled for an unexpected reason: %s", m.ID, ReasonCodes(reasons)))
 }

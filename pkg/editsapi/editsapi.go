@@ -29,33 +29,33 @@ func IfMatch(r *http.Request) string { return strings.Join(r.Header.Values("If-M
 
 // Edit reads an edit's body ({"content"}) and If-Match, edits message
 // {message_id} of channel as actor and answers 200 with the view.
-func Edit(w http.ResponseWriter, r *http.Request, svc MessageEditor, actor edits.Actor, channel string) {
+func Edit(w http.ResponseWriter, r *http.Request, svc MessageEditor, actor edits.Actor, channel string, view messageview.Renderer) {
 	obj, _, err := httpapi.ReadObject(r)
 	if err != nil {
 		httpapi.Error(w, r, err)
 		return
 	}
-	var v chat.Validation
-	content := messages.ContentField(obj, &v)
-	if err := v.Err(); err != nil {
+	var val chat.Validation
+	content := messages.ContentField(obj, &val)
+	if err := val.Err(); err != nil {
 		httpapi.Error(w, r, err)
 		return
 	}
-	view, err := svc.Edit(r.Context(), actor, channel, r.PathValue("message_id"), content, IfMatch(r))
+	v, err := svc.Edit(r.Context(), actor, channel, r.PathValue("message_id"), content, IfMatch(r))
 	if err != nil {
 		httpapi.Error(w, r, err)
 		return
 	}
-	WriteEdited(w, view)
+	WriteEdited(w, v, view)
 }
 
 // WriteEdited answers an edit: 200 with v, its revision as the ETag.
-func WriteEdited(w http.ResponseWriter, v chat.MessageView) {
+func WriteEdited(w http.ResponseWriter, v chat.MessageView, view messageview.Renderer) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("ETag", `"`+strconv.Itoa(v.Message.Rev())+`"`)
 	httpapi.JSON(w, http.StatusOK, struct {
 		Data messageview.View `json:"data"`
-	}{messageview.Of(v)})
+	}{view.Of(v)})
 }
 
 // Delete deletes message {message_id} of channel as actor and answers 204.

@@ -7,6 +7,7 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/edits"
 	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -19,14 +20,14 @@ func memberActor(p workspaces.Principal) edits.Actor {
 // /api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages/{message_id}
 // (contract section 13): 200 with the new revision's view. Membership is
 // judged before the body is read.
-func EditChannelMessageHandler(auth httpapi.Authorizer, svc MessageEditor) http.Handler {
+func EditChannelMessageHandler(auth httpapi.Authorizer, svc MessageEditor, view messageview.Renderer) http.Handler {
 	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		channel := r.PathValue("channel_id")
 		if !p.MemberOf(channel) {
 			httpapi.Error(w, r, workspaces.ErrForbidden())
 			return
 		}
-		Edit(w, r, svc, memberActor(p), channel)
+		Edit(w, r, svc, memberActor(p), channel, view)
 	})
 }
 
@@ -47,7 +48,7 @@ func DeleteChannelMessageHandler(auth httpapi.Authorizer, svc MessageEditor) htt
 
 // EditChannelMessage builds EditChannelMessageFunction.
 func EditChannelMessage(a *app.App) (http.Handler, error) {
-	return EditChannelMessageHandler(a.Authenticator(), Editor(a)), nil
+	return EditChannelMessageHandler(a.Authenticator(), Editor(a), a.Renderer(0)), nil
 }
 
 // DeleteChannelMessage builds DeleteChannelMessageFunction.

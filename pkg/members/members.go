@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/chatbridge/chat/pkg/attachments"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/rooms"
@@ -59,7 +60,10 @@ type Service struct {
 	Channels ChannelStore
 	Messages rooms.MessageReader
 	Posts    PostStore
-	IDs      *chat.IDs
+	// Attachments checks and attaches a post's files; nil refuses a post
+	// with attachments (503).
+	Attachments *attachments.Service
+	IDs         *chat.IDs
 	Now      chat.Clock
 }
 
@@ -86,6 +90,7 @@ type Post struct {
 	ChannelID       string
 	Content         string
 	SkipTranslation bool
+	Attachments     []attachments.Ref
 	// Key is the Idempotency-Key header when HasKey.
 	Key    string
 	HasKey bool
@@ -109,7 +114,7 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 	if !p.MemberOf(post.ChannelID) {
 		return Posted{}, workspaces.ErrForbidden()
 	}
-	if problem := messages.CheckContent(post.Content); problem != "" {
+	if problem := messages.CheckPostContent(post.Content, len(post.Attachments)); problem != "" {
 		return Posted{}, chat.FieldError("content", problem)
 	}
 	if post.HasKey && !chat.ValidIdempotencyKey(post.Key) {
@@ -132,9 +137,18 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 	var key *KeyRecord
 	if post.HasKey {
 		key = &KeyRecord{UserID: p.UserID, KeyHash: chat.HashIdempotencyKey(post.Key), Fingerprint: Fingerprint(post),
-			ExpiresAt: now.Add(IdempotencyTTL), Message: m}
+			ExpiresAt: now.Add(IdempotencyTTL)}
 	}
-	held, err := s.Posts.PostMemberMessage(ctx, m, key, now)
+	var held *KeyRecord
+	err := s.Attachments.Attach(ctx, m.WorkspaceID, m.ChannelID, post.Attachments, now, func(as []chat.Attachment) error {
+		m.Attachments = as
+		if key != nil {
+			key.Message = m
+		}
+		var err error
+		held, err = s.Posts.PostMemberMessage(ctx, m, key, now)
+		return err
+	})
 	if err != nil {
 		return Posted{}, err
 	}
@@ -150,5 +164,15 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 // Fingerprint identifies "the same request" for a key: channel, content
 // and skip_translation (contract section 9).
 func Fingerprint(p Post) string {
-	return chat.IdempotencyFingerprint(p.ChannelID, p.Content, p.SkipTranslation)
+	return chat.IdempotencyFingerprint(p.ChannelID, p.Content, p.SkipTranslation, RefStrings(p.Attachments)...)
+}
+
+// RefStrings are refs as a fingerprint's parts: each upload id and alt
+// text, in order.
+func RefStrings(refs []attachments.Ref) []string {
+	out := make([]string, 0, 2*len(refs))
+	for _, r := range refs {
+		out = append(out, r.UploadID, r.AltText)
+	}
+	return out
 }

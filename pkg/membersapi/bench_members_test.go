@@ -13,6 +13,7 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/members"
 	"github.com/chatbridge/chat/pkg/membersapi"
 	"github.com/chatbridge/chat/pkg/membersapi/channelmessages"
@@ -107,8 +108,8 @@ func membersBench() (http.Handler, *benchStore) {
 	mgr := &rooms.Manager{Store: st, IDs: chat.NewIDs(), Now: time.Now}
 	codec, _ := cursor.New([]byte("bench-cursor-key-0123456789abcdef"))
 	return httpapi.Mux(map[string]http.Handler{
-		"ListChannelMessagesFunction": channelmessages.ChannelMessagesHandler(auth, svc, codec),
-		"PostChannelMessageFunction":  membersapi.PostChannelMessageHandler(auth, svc),
+		"ListChannelMessagesFunction": channelmessages.ChannelMessagesHandler(auth, svc, codec, messageview.Renderer{}),
+		"PostChannelMessageFunction":  membersapi.PostChannelMessageHandler(auth, svc, messageview.Renderer{}),
 		"CreateRoomFunction":          roomsapi.CreateRoomHandler(auth, mgr, time.Now),
 		"CloseRoomFunction":           roomsapi.CloseRoomHandler(auth, mgr, time.Now),
 	}), st

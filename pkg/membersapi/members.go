@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/chatbridge/chat/pkg/attachments"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
@@ -50,7 +51,7 @@ func ChannelsHandler(auth httpapi.Authorizer, svc ChannelLister, codec *cursor.C
 // (contract section 9): 201 with the message's view; a replayed
 // Idempotency-Key answers the original 201 with Idempotent-Replayed: true.
 // Membership is judged before the body is read, the body before the key.
-func PostChannelMessageHandler(auth httpapi.Authorizer, svc ChannelMessagePoster) http.Handler {
+func PostChannelMessageHandler(auth httpapi.Authorizer, svc ChannelMessagePoster, view messageview.Renderer) http.Handler {
 	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		post := members.Post{ChannelID: r.PathValue("channel_id")}
 		if !p.MemberOf(post.ChannelID) {
@@ -63,8 +64,9 @@ func PostChannelMessageHandler(auth httpapi.Authorizer, svc ChannelMessagePoster
 			return
 		}
 		var v chat.Validation
+		refs, _ := attachments.Field(obj, &v)
 		content, ok := obj.String(&v, "content", "content")
-		if !ok && !v.Has("content") {
+		if !ok && !v.Has("content") && len(refs) == 0 {
 			v.Add("content", "The content field is required.")
 		}
 		skip, _ := obj.Bool(&v, "skip_translation", "skip translation")
@@ -72,7 +74,7 @@ func PostChannelMessageHandler(auth httpapi.Authorizer, svc ChannelMessagePoster
 			httpapi.Error(w, r, err)
 			return
 		}
-		post.Content, post.SkipTranslation = content, skip
+		post.Content, post.SkipTranslation, post.Attachments = content, skip, refs
 		// The adapter splits header values on commas; rejoined, a repeated
 		// header is one value, which a key of its own never equals.
 		if vals := r.Header.Values("Idempotency-Key"); len(vals) > 0 {
@@ -89,6 +91,6 @@ func PostChannelMessageHandler(auth httpapi.Authorizer, svc ChannelMessagePoster
 		w.Header().Set("Cache-Control", "no-store")
 		httpapi.JSON(w, http.StatusCreated, struct {
 			Data messageview.View `json:"data"`
-		}{messageview.Of(res.View)})
+		}{view.Of(res.View)})
 	})
 }

@@ -15,7 +15,7 @@ import (
 // channelmessages's.
 func service(a *app.App) (*workspaces.Authenticator, *members.Service) {
 	st := memberstore.New(a.DB, a.Table)
-	return a.Authenticator(), &members.Service{Channels: st, Posts: st, IDs: a.IDs, Now: a.Now}
+	return a.Authenticator(), &members.Service{Channels: st, Posts: st, Attachments: a.Attachments(), IDs: a.IDs, Now: a.Now}
 }
 
 // Channels builds ListChannelsFunction.
@@ -31,5 +31,5 @@ func Channels(a *app.App) (http.Handler, error) {
 // PostChannelMessage builds PostChannelMessageFunction.
 func PostChannelMessage(a *app.App) (http.Handler, error) {
 	auth, svc := service(a)
-	return PostChannelMessageHandler(auth, svc), nil
+	return PostChannelMessageHandler(auth, svc, a.Renderer(0)), nil
 }

@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/chatbridge/chat/pkg/attachments"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/jsonbody"
 )
@@ -62,4 +63,33 @@ func ContentField(obj jsonbody.Object, v *chat.Validation) string {
 		}
 	}
 	return content
+}
+
+// CheckPostContent is CheckContent for a post or an edit that carries
+// attachments attachments: with at least one, the content may be blank
+// (a screenshot needs no words); its other bounds hold.
+func CheckPostContent(s string, attachments int) string {
+	if attachments > 0 && strings.IndexFunc(s, visible) < 0 && utf8.ValidString(s) {
+		return ""
+	}
+	return CheckContent(s)
+}
+
+// BodyFields reads a post's "content" and "attachments" fields
+// (attachments.Field), adding any problem to v: content is required
+// unless the post carries attachments, and is then "" when absent.
+func BodyFields(obj jsonbody.Object, v *chat.Validation) (string, []attachments.Ref) {
+	refs, _ := attachments.Field(obj, v)
+	content, ok := obj.String(v, "content", "content")
+	switch {
+	case !ok && !v.Has("content"):
+		if len(refs) == 0 {
+			v.Add("content", "The content field is required.")
+		}
+	case ok:
+		if problem := CheckPostContent(content, len(refs)); problem != "" {
+			v.Add("content", problem)
+		}
+	}
+	return content, refs
 }

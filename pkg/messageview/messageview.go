@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/chatbridge/chat/pkg/attachments"
 	"github.com/chatbridge/chat/pkg/chat"
 )
 
@@ -41,10 +42,65 @@ type View struct {
 	Revision int     `json:"revision"`
 	EditedAt *string `json:"edited_at"`
 	Deleted  bool    `json:"deleted"`
+	// Attachments: contract section 17; [] for none.
+	Attachments []AttachmentView `json:"attachments"`
+}
+
+// AttachmentView is a file a message carries, as one reader sees it.
+type AttachmentView struct {
+	ID          string `json:"id"`
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	Size        int64  `json:"size"`
+	// AltText is in the reader's language when a translation is stored,
+	// else OriginalAltText; both null when the file has none.
+	AltText         *string `json:"alt_text"`
+	OriginalAltText *string `json:"original_alt_text"`
+	// URL is a presigned GET valid until URLExpiresAt.
+	URL          *string `json:"url"`
+	URLExpiresAt *string `json:"url_expires_at"`
+}
+
+// Linker presigns an attachment's download (s3bucket.Bucket).
+type Linker interface {
+	Link(a chat.Attachment, ttl time.Duration) (attachments.Link, error)
+}
+
+// Renderer renders views with their attachments' links, valid for TTL
+// (attachments.ViewURLTTL when zero).
+type Renderer struct {
+	Links Linker
+	TTL   time.Duration
+}
+
+// Attachments are v's attachments as its reader sees them: alt texts in
+// the view's language, each with a presigned link (null when r has no
+// Linker, or signing failed).
+func (r Renderer) Attachments(v chat.MessageView) []AttachmentView {
+	out := make([]AttachmentView, len(v.Message.Attachments))
+	ttl := r.TTL
+	if ttl == 0 {
+		ttl = attachments.ViewURLTTL
+	}
+	for i, a := range v.Message.Attachments {
+		alt := a.AltText
+		if i < len(v.AltTexts) && a.AltText != "" && v.AltTexts[i] != "" {
+			alt = v.AltTexts[i]
+		}
+		av := AttachmentView{ID: a.ID, Filename: a.Filename, ContentType: a.ContentType, Size: a.Size,
+			AltText: nullable(alt), OriginalAltText: nullable(a.AltText)}
+		if r.Links != nil {
+			if l, err := r.Links.Link(a, ttl); err == nil {
+				av.URL, av.URLExpiresAt = &l.URL, nullableTime(l.ExpiresAt)
+			}
+		}
+		out[i] = av
+	}
+	return out
 }
 
 // Of is v as the API shows it.
-func Of(v chat.MessageView) View {
+func (r Renderer) Of(v chat.MessageView) View {
 	m := v.Message
 	return View{
 		ID:        m.ID,
@@ -60,6 +116,7 @@ func Of(v chat.MessageView) View {
 		CreatedAt:        chat.FormatTime(m.CreatedAt),
 		Revision:         m.Rev(),
 		EditedAt:         nullableTime(m.EditedAt),
+		Attachments:      r.Attachments(v),
 	}
 }
 
@@ -108,13 +165,13 @@ func nullableTime(t time.Time) *string {
 // original_content are each at most 40,000 characters of at most 6 bytes
 // of JSON (\u003c, \u2028), and every other field is bounded (see
 // docs/decisions.md, "Lists and page size").
-func Encode(v chat.MessageView) ([]byte, error) {
+func (r Renderer) Encode(v chat.MessageView) ([]byte, error) {
 	if v.Message.Deleted() {
 		return json.Marshal(TombstoneOf(v.Message))
 	}
-	b, err := json.Marshal(Of(v))
+	b, err := json.Marshal(r.Of(v))
 	if err != nil || len(b) <= MaxBytes || !v.Translated {
 		return b, err
 	}
-	return json.Marshal(Of(chat.OriginalView(v.Message)))
+	return json.Marshal(r.Of(chat.OriginalView(v.Message)))
 }

@@ -42,7 +42,7 @@ func TestWorstMessageViewFitsAPageAlone(t *testing.T) {
 	for _, char := range []string{"<", "\u2028", "\x01", "\U0001F600", "\uffff"} {
 		m := worstMessage(char)
 		v := rooms.ViewOf(m, nil, "en")
-		b, err := messageview.Encode(v)
+		b, err := messageview.Renderer{}.Encode(v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestOversizedTranslationShowsTheOriginal(t *testing.T) {
 		if !v.Translated {
 			t.Fatalf("%s: the view builder did not pick the translation", tc.name)
 		}
-		b, err := messageview.Encode(v)
+		b, err := messageview.Renderer{}.Encode(v)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/chatbridge/chat/pkg/attachments"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/messages"
 )
@@ -61,8 +62,11 @@ type Poster struct {
 	// Rate counts the guest's posts; nil means no limit, which only tests
 	// that are not about the limit use.
 	Rate PostCounter
-	IDs  *chat.IDs
-	Now  chat.Clock
+	// Attachments checks and attaches a post's files; nil refuses a post
+	// with attachments (503).
+	Attachments *attachments.Service
+	IDs         *chat.IDs
+	Now         chat.Clock
 }
 
 // Post stores content as a message by the session's guest in room, queued
@@ -73,8 +77,8 @@ type Poster struct {
 // on "content" (see messages.CheckContent); EQuotaExceeded
 // (ErrTooManyPosts) past PostsPerMinute in the current window;
 // EUnavailable when storage failed.
-func (p *Poster) Post(ctx context.Context, s chat.GuestSession, room chat.Room, content string) (chat.MessageView, error) {
-	if problem := messages.CheckContent(content); problem != "" {
+func (p *Poster) Post(ctx context.Context, s chat.GuestSession, room chat.Room, content string, refs []attachments.Ref) (chat.MessageView, error) {
+	if problem := messages.CheckPostContent(content, len(refs)); problem != "" {
 		return chat.MessageView{}, chat.FieldError("content", problem)
 	}
 	now := p.Now().UTC()
@@ -101,7 +105,11 @@ func (p *Poster) Post(ctx context.Context, s chat.GuestSession, room chat.Room, 
 		Status:         chat.MessageQueued,
 		CreatedAt:      now,
 	}
-	if err := p.Store.PutMessage(ctx, m); err != nil {
+	err := p.Attachments.Attach(ctx, m.WorkspaceID, m.ChannelID, refs, now, func(as []chat.Attachment) error {
+		m.Attachments = as
+		return p.Store.PutMessage(ctx, m)
+	})
+	if err != nil {
 		return chat.MessageView{}, err
 	}
 	return ViewOf(m, nil, ""), nil

@@ -111,7 +111,7 @@ func TestPost(t *testing.T) {
 	}}}
 	s := chat.GuestSession{Guest: chat.Guest{ID: "G1", RoomID: roomA, Nickname: "Ana", PreferredLanguage: "es-MX"}}
 	room := chat.Room{ID: roomA, WorkspaceID: "W1", ChannelID: "C1"}
-	v, err := p.Post(context.Background(), s, room, " hola \n")
+	v, err := p.Post(context.Background(), s, room, " hola \n", nil)
 	if err != nil {
 		t.Fatalf("post: %v", err)
 	}
@@ -133,11 +133,11 @@ func TestPost(t *testing.T) {
 	}
 
 	stored = nil
-	if _, err := p.Post(context.Background(), s, room, "  "); !chat.IsCode(err, chat.EValidation) || len(stored) != 0 {
+	if _, err := p.Post(context.Background(), s, room, "  ", nil); !chat.IsCode(err, chat.EValidation) || len(stored) != 0 {
 		t.Fatalf("blank post: got %v with %d stored, want a validation error and nothing stored", err, len(stored))
 	}
 	p.Store = fakeWriter{put: func(context.Context, chat.Message) error { return chat.Unavailable(errors.New("down")) }}
-	if _, err := p.Post(context.Background(), s, room, "hola"); !chat.IsCode(err, chat.EUnavailable) {
+	if _, err := p.Post(context.Background(), s, room, "hola", nil); !chat.IsCode(err, chat.EUnavailable) {
 		t.Fatalf("failing store: got %v, want %s", err, chat.EUnavailable)
 	}
 }

@@ -52,11 +52,11 @@ func TestPostRate(t *testing.T) {
 					return true, nil
 				}}}
 			for i := 1; i <= rooms.PostsPerMinute; i++ {
-				if _, err := p.Post(context.Background(), s, room, "hello"); err != nil {
+				if _, err := p.Post(context.Background(), s, room, "hello", nil); err != nil {
 					t.Fatalf("post %d: %v", i, err)
 				}
 			}
-			_, err := p.Post(context.Background(), s, room, "one too many")
+			_, err := p.Post(context.Background(), s, room, "one too many", nil)
 			var e *chat.Error
 			if !errors.As(err, &e) || e.Code != chat.EQuotaExceeded || e.Message != "Too many messages. A guest posts at most 30 messages a minute." {
 				t.Fatalf("post 31: got %v, want %s", err, chat.EQuotaExceeded)
@@ -68,13 +68,13 @@ func TestPostRate(t *testing.T) {
 				t.Fatalf("stored %d messages, want %d", stored, rooms.PostsPerMinute)
 			}
 			// Invalid content is refused before it is counted.
-			if _, err := p.Post(context.Background(), s, room, strings.Repeat("x", 40001)); !chat.IsCode(err, chat.EValidation) {
+			if _, err := p.Post(context.Background(), s, room, strings.Repeat("x", 40001), nil); !chat.IsCode(err, chat.EValidation) {
 				t.Fatalf("too long a post: got %v, want %s", err, chat.EValidation)
 			}
 			// Another guest has its own count.
 			other := s
 			other.Guest.ID = "G2"
-			if _, err := p.Post(context.Background(), other, room, "hi"); err != nil {
+			if _, err := p.Post(context.Background(), other, room, "hi", nil); err != nil {
 				t.Fatalf("another guest's post: %v", err)
 			}
 		})
@@ -83,7 +83,7 @@ func TestPostRate(t *testing.T) {
 		Rate: fakeCounter{count: func(context.Context, string, time.Time, int) (bool, error) {
 			return false, chat.Unavailable(errors.New("down"))
 		}}}
-	if _, err := p.Post(context.Background(), s, room, "hi"); !chat.IsCode(err, chat.EUnavailable) {
+	if _, err := p.Post(context.Background(), s, room, "hi", nil); !chat.IsCode(err, chat.EUnavailable) {
 		t.Fatalf("failing counter: got %v, want %s", err, chat.EUnavailable)
 	}
 }

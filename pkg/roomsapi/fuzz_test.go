@@ -15,6 +15,7 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/roomsapi"
@@ -220,7 +221,7 @@ func FuzzGuestPost(f *testing.F) {
 		w := &fuzzWriter{}
 		auth := &rooms.GuestAuth{Sessions: fuzzSessions{}, Now: func() time.Time { return fuzzNow }}
 		h := httpapi.Mux(map[string]http.Handler{"PostGuestMessageFunction": roomsapi.PostGuestMessageHandler(auth,
-			&rooms.Poster{Store: w, IDs: chat.NewIDs(), Now: func() time.Time { return fuzzNow }})})
+			&rooms.Poster{Store: w, IDs: chat.NewIDs(), Now: func() time.Time { return fuzzNow }}, messageview.Renderer{})})
 		req := fuzzRequest("POST", "/api/v1/external/rooms/"+url.PathEscape(room)+"/messages", contentType, body)
 		req.Header[httpapi.GuestTokenHeader] = []string{token}
 		rec := httptest.NewRecorder()

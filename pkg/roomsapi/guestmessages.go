@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/chatbridge/chat/pkg/attachments"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
@@ -19,14 +20,14 @@ type GuestMessageLister interface {
 
 // GuestMessagePoster posts a guest's message (rooms.Poster).
 type GuestMessagePoster interface {
-	Post(ctx context.Context, s chat.GuestSession, room chat.Room, content string) (chat.MessageView, error)
+	Post(ctx context.Context, s chat.GuestSession, room chat.Room, content string, refs []attachments.Ref) (chat.MessageView, error)
 }
 
 // GuestMessagesHandler serves GET
 // /api/v1/external/rooms/{room_id}/messages (contract section 6): the
 // room's channel, newest first, in the reading guest's language, paginated
 // like the workspace lists.
-func GuestMessagesHandler(auth httpapi.GuestAuthenticator, msgs GuestMessageLister, codec *cursor.Codec) http.Handler {
+func GuestMessagesHandler(auth httpapi.GuestAuthenticator, msgs GuestMessageLister, codec *cursor.Codec, view messageview.Renderer) http.Handler {
 	return httpapi.RequireGuest(auth, func(w http.ResponseWriter, r *http.Request, s chat.GuestSession, room chat.Room) {
 		paging, err := httpapi.ReadPaging(r, codec, "room-messages:"+room.ID)
 		if err != nil {
@@ -38,26 +39,27 @@ func GuestMessagesHandler(auth httpapi.GuestAuthenticator, msgs GuestMessageList
 			httpapi.Error(w, r, err)
 			return
 		}
-		httpapi.WriteList(w, r, paging, len(page.Items), func(i int) ([]byte, error) { return messageview.Encode(page.Items[i]) }, page.Rest)
+		httpapi.WriteList(w, r, paging, len(page.Items), func(i int) ([]byte, error) { return view.Encode(page.Items[i]) }, page.Rest)
 	})
 }
 
 // PostGuestMessageHandler serves POST
 // /api/v1/external/rooms/{room_id}/messages (contract section 6): 201 with
 // the new message's view. The credential is judged before the body is read.
-func PostGuestMessageHandler(auth httpapi.GuestAuthenticator, msgs GuestMessagePoster) http.Handler {
+func PostGuestMessageHandler(auth httpapi.GuestAuthenticator, msgs GuestMessagePoster, view messageview.Renderer) http.Handler {
 	return httpapi.RequireGuest(auth, func(w http.ResponseWriter, r *http.Request, s chat.GuestSession, room chat.Room) {
 		obj, _, err := httpapi.ReadObject(r)
 		if err != nil {
 			httpapi.Error(w, r, err)
 			return
 		}
-		content, err := decodeGuestMessage(obj)
-		if err != nil {
+		var val chat.Validation
+		content, refs := messages.BodyFields(obj, &val)
+		if err := val.Err(); err != nil {
 			httpapi.Error(w, r, err)
 			return
 		}
-		v, err := msgs.Post(r.Context(), s, room, content)
+		v, err := msgs.Post(r.Context(), s, room, content, refs)
 		if err != nil {
 			httpapi.Error(w, r, err)
 			return
@@ -65,12 +67,7 @@ func PostGuestMessageHandler(auth httpapi.GuestAuthenticator, msgs GuestMessageP
 		w.Header().Set("Cache-Control", "no-store")
 		httpapi.JSON(w, http.StatusCreated, struct {
 			Data messageview.View `json:"data"`
-		}{messageview.Of(v)})
+		}{view.Of(v)})
 	})
 }
 
-func decodeGuestMessage(obj httpapi.Object) (string, error) {
-	var v chat.Validation
-	content := messages.ContentField(obj, &v)
-	return content, v.Err()
-}

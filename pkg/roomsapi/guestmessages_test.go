@@ -14,6 +14,7 @@ import (
 	"github.com/chatbridge/chat/internal/openapitest"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/roomsapi"
@@ -122,9 +123,9 @@ func (s *gmStore) Translations(_ context.Context, ids, langs []string) (map[stri
 func gmHandler(t *testing.T, auth httpapi.GuestAuthenticator, st *gmStore) http.Handler {
 	t.Helper()
 	mux := http.NewServeMux()
-	mux.Handle("GET /api/v1/external/rooms/{room_id}/messages", roomsapi.GuestMessagesHandler(auth, &rooms.Lister{Store: st}, apitest.Codec(t)))
+	mux.Handle("GET /api/v1/external/rooms/{room_id}/messages", roomsapi.GuestMessagesHandler(auth, &rooms.Lister{Store: st}, apitest.Codec(t), messageview.Renderer{}))
 	mux.Handle("POST /api/v1/external/rooms/{room_id}/messages", roomsapi.PostGuestMessageHandler(auth,
-		&rooms.Poster{Store: st, IDs: chat.NewIDs(), Now: func() time.Time { return gmNow }}))
+		&rooms.Poster{Store: st, IDs: chat.NewIDs(), Now: func() time.Time { return gmNow }}, messageview.Renderer{}))
 	return httpapi.Wrap(mux)
 }
 
@@ -514,7 +515,7 @@ func TestPostGuestMessageRateLimit(t *testing.T) {
 	now := gmNow.Add(12*time.Second + 300*time.Millisecond)
 	mux := http.NewServeMux()
 	mux.Handle("POST /api/v1/external/rooms/{room_id}/messages", roomsapi.PostGuestMessageHandler(auth,
-		&rooms.Poster{Store: st, Rate: &gmCounter{n: map[string]int{}}, IDs: chat.NewIDs(), Now: func() time.Time { return now }}))
+		&rooms.Poster{Store: st, Rate: &gmCounter{n: map[string]int{}}, IDs: chat.NewIDs(), Now: func() time.Time { return now }}, messageview.Renderer{}))
 	h := httpapi.Wrap(mux)
 	for i := 1; i <= rooms.PostsPerMinute; i++ {
 		if rec := gmDo(t, h, http.MethodPost, gmPath(gmRoom), "gst_ana", `{"content":"<b>\u2028 😀 \uffff"}`, nil); rec.Code != http.StatusCreated {

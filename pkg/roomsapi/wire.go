@@ -26,14 +26,14 @@ func GuestMessages(a *app.App) (http.Handler, error) {
 		return nil, err
 	}
 	st := roomstore.New(a.DB, a.Table)
-	return GuestMessagesHandler(&rooms.GuestAuth{Sessions: st, Now: a.Now}, &rooms.Lister{Store: st}, codec), nil
+	return GuestMessagesHandler(&rooms.GuestAuth{Sessions: st, Now: a.Now}, &rooms.Lister{Store: st}, codec, a.Renderer(0)), nil
 }
 
 // PostGuestMessage builds PostGuestMessageFunction.
 func PostGuestMessage(a *app.App) (http.Handler, error) {
 	st := roomstore.New(a.DB, a.Table)
 	return PostGuestMessageHandler(&rooms.GuestAuth{Sessions: st, Now: a.Now},
-		&rooms.Poster{Store: st, Rate: st, IDs: a.IDs, Now: a.Now}), nil
+		&rooms.Poster{Store: st, Rate: st, Attachments: a.Attachments(), IDs: a.IDs, Now: a.Now}, a.Renderer(0)), nil
 }
 
 // manager is the workspace's room management, and its authenticator.

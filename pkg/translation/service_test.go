@@ -262,7 +262,7 @@ func TestProcessStoresTranslationFields(t *testing.T) {
 	}
 	got := store.saved[messageID+"/es"]
 	want := chat.Translation{MessageID: messageID, Language: "es", Content: "[es] Hello world", SourceLanguage: "en", CreatedAt: now, Revision: 1}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("stored %+v, want %+v", got, want)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/dynamo/connstore"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
-	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/sqsqueue"
@@ -52,7 +51,7 @@ func Route(a *app.App, sender *wsapi.Client) *wsapi.Route {
 		Now:          a.Now,
 		Backfills:    st,
 		Translations: rs,
-		Encode:       messageview.Encode,
+		Encode:       a.Renderer(0).Encode,
 		Cursor:       backfillCursor(a),
 	}, Typist: &realtime.Typist{Typing: st, Store: st, Sender: sender, Now: a.Now}}
 }
@@ -125,7 +124,7 @@ func pusher(a *app.App, sender realtime.Sender, fanoutQueue, function string) *r
 		n = realtime.DefaultConcurrency
 	}
 	p := &realtime.Pusher{
-		Store: st, Translations: rs, Sender: sender, Encode: messageview.Encode, Now: a.Now,
+		Store: st, Translations: rs, Sender: sender, Encode: a.Renderer(0).Encode, Now: a.Now,
 		Concurrency: n, Sent: &realtime.Sent{}, Changes: st,
 	}
 	if fanoutQueue != "" {

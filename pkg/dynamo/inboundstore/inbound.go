@@ -271,6 +271,8 @@ func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time)
 			return 0, inbound.Record{}, err
 		}
 		return inbound.KeyHeld, rec, nil
+	case dynamo.ClaimFailure(reasons, msgIdx+2, a.Message) != nil:
+		return 0, inbound.Record{}, dynamo.ClaimFailure(reasons, msgIdx+2, a.Message)
 	}
 	return 0, inbound.Record{}, chat.Internal(fmt.Errorf("dynamo: accept cancelled for an unexpected reason: %s", dynamo.ReasonCodes(reasons)))
 }
@@ -295,6 +297,8 @@ func (s *Store) acceptItems(a inbound.Acceptance, now time.Time) (items []types.
 		dynamo.MessagePut(s.Name, a.Message),
 		dynamo.Put(s.Name, requestLogItemOf(a.Log), "attribute_not_exists(pk)", nil),
 	)
+	// The message's attachments, claimed at its own time.
+	items = append(items, dynamo.ClaimWrites(s.Name, a.Message, a.Message.CreatedAt)...)
 	return items, sigIdx, keyIdx, msgIdx
 }
 

@@ -58,13 +58,15 @@ func (s *Store) PostMemberMessage(ctx context.Context, m chat.Message, key *memb
 	if key == nil {
 		return nil, s.PutMessage(ctx, m)
 	}
+	// The key record, the message, then the claims of its attachments.
+	const firstClaim = 2
 	rec := memberKeyItem{
 		PK: memberKeyPK(key.UserID, key.KeyHash), SK: dynamo.MetaSK, Fingerprint: key.Fingerprint,
 		Expires: dynamo.Epoch(key.ExpiresAt), TTL: dynamo.Epoch(key.ExpiresAt.Add(time.Hour)), Message: dynamo.MessageItemOf(m),
 	}
 	claim := dynamo.Put(s.Name, rec, "attribute_not_exists(pk) OR expires_epoch <= :now", map[string]types.AttributeValue{":now": dynamo.Num(now.Unix())})
 	claim.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
-	items := []types.TransactWriteItem{claim, dynamo.MessagePut(s.Name, m)}
+	items := append([]types.TransactWriteItem{claim, dynamo.MessagePut(s.Name, m)}, dynamo.ClaimWrites(s.Name, m, m.CreatedAt)...)
 	op := "post member message " + m.ID
 	for attempt := 0; ; attempt++ {
 		_, err := s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
@@ -88,6 +90,8 @@ func (s *Store) PostMemberMessage(ctx context.Context, m chat.Message, key *memb
 			}, nil
 		case dynamo.ConditionFailed(reasons, 1):
 			return nil, chat.Errorf(chat.EConflict, "message %s exists", m.ID)
+		case dynamo.ClaimFailure(reasons, firstClaim, m) != nil:
+			return nil, dynamo.ClaimFailure(reasons, firstClaim, m)
 		case !dynamo.Conflicted(reasons):
 			return nil, chat.Internal(errors.New("dynamo: " + op + ": cancelled for an unexpected reason"))
 		}

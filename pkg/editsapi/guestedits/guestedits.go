@@ -14,6 +14,7 @@ import (
 	"github.com/chatbridge/chat/pkg/edits"
 	"github.com/chatbridge/chat/pkg/editsapi"
 	"github.com/chatbridge/chat/pkg/httpapi"
+	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/rooms"
 )
 
@@ -25,9 +26,9 @@ func guestActor(s chat.GuestSession, room chat.Room) edits.Actor {
 // EditGuestMessageHandler serves PATCH
 // /api/v1/external/rooms/{room_id}/messages/{message_id} (contract section
 // 13): a guest edits its own messages while its room is active.
-func EditGuestMessageHandler(auth httpapi.GuestAuthenticator, svc editsapi.MessageEditor) http.Handler {
+func EditGuestMessageHandler(auth httpapi.GuestAuthenticator, svc editsapi.MessageEditor, view messageview.Renderer) http.Handler {
 	return httpapi.RequireGuest(auth, func(w http.ResponseWriter, r *http.Request, s chat.GuestSession, room chat.Room) {
-		editsapi.Edit(w, r, svc, guestActor(s, room), room.ChannelID)
+		editsapi.Edit(w, r, svc, guestActor(s, room), room.ChannelID, view)
 	})
 }
 
@@ -47,7 +48,7 @@ func guestAuth(a *app.App) *rooms.GuestAuth {
 
 // EditGuestMessage builds EditGuestMessageFunction.
 func EditGuestMessage(a *app.App) (http.Handler, error) {
-	return EditGuestMessageHandler(guestAuth(a), editsapi.Editor(a)), nil
+	return EditGuestMessageHandler(guestAuth(a), editsapi.Editor(a), a.Renderer(0)), nil
 }
 
 // DeleteGuestMessage builds DeleteGuestMessageFunction.

@@ -16,6 +16,7 @@ import (
 	"github.com/chatbridge/chat/pkg/editsapi"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inbound"
+	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/inboundapi"
 )
 
@@ -29,16 +30,16 @@ type WebhookChanger interface {
 // (contract section 13): the post's credential scheme, quota, request log
 // and Idempotency-Key, with the X-RateLimit-* headers; 200 with the new
 // revision's view (Idempotent-Replayed: true on a replay).
-func EditWebhookMessageHandler(c WebhookChanger, now chat.Clock, m awsenv.MetricRecorder) http.Handler {
-	return webhookChange(c, now, m, false)
+func EditWebhookMessageHandler(c WebhookChanger, now chat.Clock, m awsenv.MetricRecorder, view messageview.Renderer) http.Handler {
+	return webhookChange(c, now, m, false, view)
 }
 
 // DeleteWebhookMessageHandler serves DELETE on the same path: 204.
 func DeleteWebhookMessageHandler(c WebhookChanger, now chat.Clock, m awsenv.MetricRecorder) http.Handler {
-	return webhookChange(c, now, m, true)
+	return webhookChange(c, now, m, true, messageview.Renderer{})
 }
 
-func webhookChange(c WebhookChanger, now chat.Clock, m awsenv.MetricRecorder, deleting bool) http.Handler {
+func webhookChange(c WebhookChanger, now chat.Clock, m awsenv.MetricRecorder, deleting bool, view messageview.Renderer) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req := inboundapi.ReadRequest(r, now)
 		res := c.Change(r.Context(), req, inbound.Change{MessageID: r.PathValue("message_id"), Delete: deleting,
@@ -54,7 +55,7 @@ func webhookChange(c WebhookChanger, now chat.Clock, m awsenv.MetricRecorder, de
 		case deleting:
 			editsapi.WriteDeleted(w)
 		default:
-			editsapi.WriteEdited(w, res.View)
+			editsapi.WriteEdited(w, res.View, view)
 		}
 	})
 }
@@ -92,7 +93,7 @@ func EditWebhookMessage(a *app.App) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	return EditWebhookMessageHandler(c, a.Now, a.Metrics), nil
+	return EditWebhookMessageHandler(c, a.Now, a.Metrics, a.Renderer(0)), nil
 }
 
 // DeleteWebhookMessage builds DeleteWebhookMessageFunction.

@@ -25,7 +25,7 @@ func ChannelMessages(a *app.App) (http.Handler, error) {
 		return nil, err
 	}
 	svc := &members.Service{Messages: roomstore.New(a.DB, a.Table), IDs: a.IDs, Now: a.Now}
-	return ChannelMessagesHandler(a.Authenticator(), svc, codec), nil
+	return ChannelMessagesHandler(a.Authenticator(), svc, codec, a.Renderer(0)), nil
 }
 
 // ChannelMessageLister lists a channel's messages as a member reads them
@@ -38,7 +38,7 @@ type ChannelMessageLister interface {
 // /api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages
 // (contract section 9): newest first, each message in the caller's
 // preferred language, exactly as a guest of that language sees it.
-func ChannelMessagesHandler(auth httpapi.Authorizer, svc ChannelMessageLister, codec *cursor.Codec) http.Handler {
+func ChannelMessagesHandler(auth httpapi.Authorizer, svc ChannelMessageLister, codec *cursor.Codec, view messageview.Renderer) http.Handler {
 	return httpapi.RequireWorkspace(auth, func(w http.ResponseWriter, r *http.Request, p workspaces.Principal) {
 		channel := r.PathValue("channel_id")
 		if !p.MemberOf(channel) {
@@ -56,6 +56,6 @@ func ChannelMessagesHandler(auth httpapi.Authorizer, svc ChannelMessageLister, c
 			return
 		}
 		// The guest list's encoder: one view builder and one size rule for both.
-		httpapi.WriteList(w, r, paging, len(page.Items), func(i int) ([]byte, error) { return messageview.Encode(page.Items[i]) }, page.Rest)
+		httpapi.WriteList(w, r, paging, len(page.Items), func(i int) ([]byte, error) { return view.Encode(page.Items[i]) }, page.Rest)
 	})
 }
