@@ -41,7 +41,7 @@ type App struct {
 	// (503) and views carry no links.
 	Bucket string
 	IDs    *chat.IDs
-	Now   chat.Clock
+	Now    chat.Clock
 	// CursorKey is the key list cursors are signed with (CURSOR_KEY), nil
 	// when unset. The functions that page build their codec on it
 	// (cursor.Of): the others do not link package cursor. A key shorter

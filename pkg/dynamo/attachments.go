@@ -105,8 +105,8 @@ func ClaimWrites(table string, m chat.Message, now time.Time) []types.TransactWr
 	out := make([]types.TransactWriteItem, len(m.Attachments))
 	for i, a := range m.Attachments {
 		out[i] = types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(table),
-			Key:       map[string]types.AttributeValue{"pk": Str(UploadPK(a.ID)), "sk": Str(MetaSK)},
+			TableName:        aws.String(table),
+			Key:              map[string]types.AttributeValue{"pk": Str(UploadPK(a.ID)), "sk": Str(MetaSK)},
 			UpdateExpression: aws.String("SET message_id = :m REMOVE #ttl"),
 			ConditionExpression: aws.String("attribute_exists(pk) AND #owner = :owner AND channel_id = :ch AND #size = :size" +
 				" AND content_type = :ct AND expires_epoch > :now AND (attribute_not_exists(message_id) OR message_id = :m)"),

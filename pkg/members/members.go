@@ -64,7 +64,7 @@ type Service struct {
 	// with attachments (503).
 	Attachments *attachments.Service
 	IDs         *chat.IDs
-	Now      chat.Clock
+	Now         chat.Clock
 }
 
 // ListChannels returns a page of the channels p is a member of, oldest

@@ -70,4 +70,3 @@ func PostGuestMessageHandler(auth httpapi.GuestAuthenticator, msgs GuestMessageP
 		}{view.Of(v)})
 	})
 }
-

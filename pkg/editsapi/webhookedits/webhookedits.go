@@ -16,8 +16,8 @@ import (
 	"github.com/chatbridge/chat/pkg/editsapi"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/inbound"
-	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/inboundapi"
+	"github.com/chatbridge/chat/pkg/messageview"
 )
 
 // WebhookChanger decides an inbound webhook's edits and deletions
