@@ -33,6 +33,9 @@ FUNCTIONS := \
 	ListChannelsFunction:list-channels \
 	ListChannelMessagesFunction:list-channel-messages \
 	PostChannelMessageFunction:post-channel-message \
+	CreateChannelUploadFunction:create-channel-upload \
+	CreateGuestUploadFunction:create-guest-upload \
+	CreateWebhookUploadFunction:create-webhook-upload \
 	EditChannelMessageFunction:edit-channel-message \
 	DeleteChannelMessageFunction:delete-channel-message \
 	EditGuestMessageFunction:edit-guest-message \

@@ -4,6 +4,7 @@ package handlers
 
 import (
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/attachmentsapi"
 	"github.com/chatbridge/chat/pkg/deliveriesapi"
 	"github.com/chatbridge/chat/pkg/editsapi"
 	"github.com/chatbridge/chat/pkg/editsapi/guestedits"
@@ -25,10 +26,13 @@ import (
 // main.go names it.
 var HTTP = map[string]app.HTTPConstructor{
 	"CloseRoomFunction":                   roomsapi.CloseRoom,
+	"CreateChannelUploadFunction":         attachmentsapi.CreateChannelUpload,
+	"CreateGuestUploadFunction":           attachmentsapi.CreateGuestUpload,
 	"CreateInboundWebhookFunction":        webhooksapi.Create(webhooks.Inbound),
 	"CreateOutboundWebhookFunction":       webhooksapi.Create(webhooks.Outbound),
 	"CreateRoomFunction":                  roomsapi.CreateRoom,
 	"CreateSupportWebhookFunction":        webhooksapi.Create(webhooks.Support),
+	"CreateWebhookUploadFunction":         attachmentsapi.CreateWebhookUpload,
 	"DeleteChannelMessageFunction":        editsapi.DeleteChannelMessage,
 	"DeleteGuestMessageFunction":          guestedits.DeleteGuestMessage,
 	"DeleteInboundWebhookFunction":        webhooksapi.Delete(webhooks.Inbound),

@@ -74,6 +74,21 @@ type Announcement struct {
 	Size        int64
 }
 
+// FormView is an upload's answer (201): its id and the presigned POST
+// that sends its file.
+type FormView struct {
+	UploadID  string            `json:"upload_id"`
+	Method    string            `json:"method"`
+	URL       string            `json:"url"`
+	Fields    map[string]string `json:"fields"`
+	ExpiresAt string            `json:"expires_at"`
+}
+
+// ViewOf is u's answer with its form.
+func ViewOf(u Upload, f Form) FormView {
+	return FormView{UploadID: u.ID, Method: "POST", URL: f.URL, Fields: f.Fields, ExpiresAt: chat.FormatTime(f.ExpiresAt)}
+}
+
 // ReadAnnouncement reads an upload request's body. Errors: EInvalidJSON;
 // EValidation on filename, content_type and size.
 func ReadAnnouncement(body []byte) (Announcement, error) {
@@ -82,8 +97,15 @@ func ReadAnnouncement(body []byte) (Announcement, error) {
 		return Announcement{}, err
 	}
 	var v chat.Validation
+	a := AnnouncementFields(obj, &v)
+	return a, v.Err()
+}
+
+// AnnouncementFields reads an upload request's fields from obj, adding
+// problems to v.
+func AnnouncementFields(obj jsonbody.Object, v *chat.Validation) Announcement {
 	var a Announcement
-	if name, ok := obj.String(&v, "filename", "filename"); ok {
+	if name, ok := obj.String(v, "filename", "filename"); ok {
 		if p := CheckFilename(name); p != "" {
 			v.Add("filename", p)
 		}
@@ -91,7 +113,7 @@ func ReadAnnouncement(body []byte) (Announcement, error) {
 	} else if !v.Has("filename") {
 		v.Add("filename", "The filename field is required.")
 	}
-	if ct, ok := obj.String(&v, "content_type", "content type"); ok {
+	if ct, ok := obj.String(v, "content_type", "content type"); ok {
 		if p := CheckContentType(ct); p != "" {
 			v.Add("content_type", p)
 		}
@@ -115,13 +137,16 @@ func ReadAnnouncement(body []byte) (Announcement, error) {
 			v.Add("size", p)
 		}
 	}
-	return a, v.Err()
+	return a
 }
 
 // Announce records an upload by owner into channel ch of workspace ws and
 // returns it with the form that sends its file. Errors: EValidation on the
 // announcement's fields; those of UploadStore and Presigner.
 func (s *Service) Announce(ctx context.Context, owner, ws, ch string, a Announcement) (Upload, Form, error) {
+	if s == nil {
+		return Upload{}, Form{}, chat.Unavailable(errors.New("attachments: no bucket is configured (ATTACHMENTS_BUCKET)"))
+	}
 	var v chat.Validation
 	if p := CheckFilename(a.Filename); p != "" {
 		v.Add("filename", p)
@@ -387,4 +412,15 @@ func Sanitize(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// Parts are refs as an idempotency fingerprint's parts: each upload id
+// and alt text, in order, so that a request with other attachments is
+// another request.
+func Parts(refs []Ref) []string {
+	out := make([]string, 0, 2*len(refs))
+	for _, r := range refs {
+		out = append(out, r.UploadID, r.AltText)
+	}
+	return out
 }

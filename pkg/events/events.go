@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/oklog/ulid/v2"
 )
 
@@ -129,6 +130,9 @@ type Message struct {
 	// (message.updated, and message.translated of a later revision).
 	Revision int    `json:"revision,omitempty"`
 	EditedAt string `json:"edited_at,omitempty"`
+	// Attachments are the message's files, as views show them, with links
+	// valid 24 hours from the event's making; absent for none.
+	Attachments []messageview.AttachmentView `json:"attachments,omitempty"`
 }
 
 // Deleted is the data of message.deleted (and, beside the room, of

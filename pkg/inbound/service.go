@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/chatbridge/chat/pkg/attachments"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/jsonbody"
 	"github.com/chatbridge/chat/pkg/messages"
@@ -73,8 +74,11 @@ type Service struct {
 	Configs ConfigSource
 	Quota   QuotaCounter
 	Store   Store
-	IDs     *chat.IDs
-	Now     chat.Clock
+	// Attachments checks and attaches a post's files and announces
+	// uploads; nil refuses both (503).
+	Attachments *attachments.Service
+	IDs         *chat.IDs
+	Now         chat.Clock
 }
 
 // post is a validated request body.
@@ -82,6 +86,7 @@ type post struct {
 	content   string
 	channelID string
 	skip      bool
+	refs      []attachments.Ref
 }
 
 // Post decides one request. It never returns a Go error: every outcome,
@@ -266,26 +271,24 @@ func (d *decision) authenticate(obj jsonbody.Object, now time.Time) (*SignatureU
 func (d *decision) validate(obj jsonbody.Object) (post, error) {
 	var v chat.Validation
 	var p post
-	content, ok := obj.String(&v, "content", "content")
-	switch {
-	case !ok && !v.Has("content"):
-		v.Add("content", "The content field is required.")
-	case ok:
-		if problem := messages.CheckContent(content); problem != "" {
-			v.Add("content", problem)
-		}
-	}
-	p.content = content
-	p.channelID = d.cfg.Webhook.ChannelID
-	if ch, ok := obj.String(&v, "channel_id", "channel id"); ok {
-		if !chat.ValidID(ch) || !d.cfg.Channels[ch] {
-			v.Add("channel_id", "The selected channel id is invalid.")
-		}
-		p.channelID = ch
-	}
+	p.content, p.refs = messages.BodyFields(obj, &v)
+	p.channelID = d.channel(obj, &v)
 	p.skip, _ = obj.Bool(&v, "skip_translation", "skip translation")
 	obj.String(&v, "secret", "secret")
 	return p, v.Err()
+}
+
+// channel reads a body's optional channel_id: the webhook's own channel
+// when absent, else one of its workspace's channels.
+func (d *decision) channel(obj jsonbody.Object, v *chat.Validation) string {
+	id := d.cfg.Webhook.ChannelID
+	if ch, ok := obj.String(v, "channel_id", "channel id"); ok {
+		if !chat.ValidID(ch) || !d.cfg.Channels[ch] {
+			v.Add("channel_id", "The selected channel id is invalid.")
+		}
+		id = ch
+	}
+	return id
 }
 
 // accept stores the message (steps 6 and 7) with one transaction that
@@ -299,18 +302,29 @@ func (d *decision) accept(ctx context.Context, p post, sig *SignatureUse, now ti
 		Content: p.content, SkipTranslation: p.skip, SourceLanguage: d.cfg.Workspace.DefaultLanguage,
 		Status: chat.MessageQueued, CreatedAt: now,
 	}
-	body := AcceptedBody(msg)
-	fp := chat.IdempotencyFingerprint(p.channelID, p.content, p.skip)
+	fp := chat.IdempotencyFingerprint(p.channelID, p.content, p.skip, attachments.Parts(p.refs)...)
 	var key *KeyUse
 	if d.req.HasKey {
 		key = &KeyUse{WebhookID: wh.ID, Key: d.req.IdempotencyKey, KeyHash: chat.HashIdempotencyKey(d.req.IdempotencyKey),
 			Fingerprint: fp, ExpiresAt: now.Add(IdempotencyTTL)}
 	}
-	d.log.Status, d.log.Outcome, d.log.MessageID = 202, chat.OutcomeAccepted, msg.ID
-	d.log.DurationMS = d.svc.Now().Sub(d.req.ReceivedAt).Milliseconds()
-	outcome, rec, err := d.svc.Store.Accept(ctx, Acceptance{Message: msg, Log: d.log, Key: key, Status: 202, Body: body, Signature: sig}, now)
-	d.log.Status, d.log.Outcome, d.log.MessageID = 0, "", ""
+	var body []byte
+	var outcome Outcome
+	var rec Record
+	err := d.svc.Attachments.Attach(ctx, msg.WorkspaceID, msg.ChannelID, p.refs, now, func(as []chat.Attachment) error {
+		msg.Attachments = as
+		body = AcceptedBody(msg)
+		d.log.Status, d.log.Outcome, d.log.MessageID = 202, chat.OutcomeAccepted, msg.ID
+		d.log.DurationMS = d.svc.Now().Sub(d.req.ReceivedAt).Milliseconds()
+		var err error
+		outcome, rec, err = d.svc.Store.Accept(ctx, Acceptance{Message: msg, Log: d.log, Key: key, Status: 202, Body: body, Signature: sig}, now)
+		d.log.Status, d.log.Outcome, d.log.MessageID = 0, "", ""
+		return err
+	})
 	switch {
+	case chat.IsCode(err, chat.EValidation):
+		// An attachment that cannot be attached: nothing was written.
+		return d.refuse(ctx, err, sig)
 	case chat.IsCode(err, chat.EIdempotencyKeyInUse):
 		// Nothing was written: another request's transaction holds the key.
 		return d.refuse(ctx, err, sig)
@@ -399,6 +413,15 @@ func (d *decision) write(ctx context.Context, sig *SignatureUse) (Outcome, error
 	return outcome, err
 }
 
+// acceptedAttachment is an attachment in a 202 body.
+type acceptedAttachment struct {
+	ID          string  `json:"id"`
+	Filename    string  `json:"filename"`
+	ContentType string  `json:"content_type"`
+	Size        int64   `json:"size"`
+	AltText     *string `json:"alt_text"`
+}
+
 // AcceptedBody is the 202 body of an accepted message; it is stored with
 // the idempotency record, so that a replay is byte-identical.
 func AcceptedBody(m chat.Message) []byte {
@@ -417,6 +440,9 @@ func AcceptedBody(m chat.Message) []byte {
 			Author          author `json:"author"`
 			Status          string `json:"status"`
 			CreatedAt       string `json:"created_at"`
+			// Attachments are described without links: the body is
+			// replayed byte for byte, and a link would have expired.
+			Attachments []acceptedAttachment `json:"attachments"`
 		} `json:"data"`
 	}
 	b := &body.Data
@@ -426,6 +452,13 @@ func AcceptedBody(m chat.Message) []byte {
 		b.Author.AvatarURL = &m.Author.AvatarURL
 	}
 	b.Status, b.CreatedAt = m.Status, chat.FormatTime(m.CreatedAt)
+	b.Attachments = make([]acceptedAttachment, len(m.Attachments))
+	for i, a := range m.Attachments {
+		b.Attachments[i] = acceptedAttachment{ID: a.ID, Filename: a.Filename, ContentType: a.ContentType, Size: a.Size}
+		if a.AltText != "" {
+			b.Attachments[i].AltText = &m.Attachments[i].AltText
+		}
+	}
 	out, err := json.Marshal(body)
 	if err != nil {
 		panic("inbound: marshal accepted body: " + err.Error())

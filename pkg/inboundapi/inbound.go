@@ -36,9 +36,16 @@ type Poster interface {
 // section 4). The decisions are inbound.Service's; this reads the request
 // and writes the result with the X-RateLimit-* headers.
 func InboundHandler(p Poster, now chat.Clock, m awsenv.MetricRecorder) http.Handler {
+	return Decided(p.Post, now, m)
+}
+
+// Decided serves a request of an inbound webhook's credentials decided by
+// decide (inbound.Service's Post or Upload): it reads the request, and
+// writes the result with the X-RateLimit-* headers.
+func Decided(decide func(context.Context, inbound.Request) inbound.Result, now chat.Clock, m awsenv.MetricRecorder) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		req := ReadRequest(r, now)
-		res := p.Post(r.Context(), req)
+		res := decide(r.Context(), req)
 		WriteQuota(w, res.Quota)
 		Record(r.Context(), m, res)
 		if res.Err != nil {

@@ -14,7 +14,7 @@ import (
 func Service(a *app.App, ttl time.Duration) *inbound.Service {
 	st := inboundstore.New(a.DB, a.Table)
 	cache := &inbound.Cache{Source: st, TTL: ttl, NegativeTTL: min(ttl, 5*time.Second), Now: a.Now}
-	return &inbound.Service{Configs: cache, Quota: st, Store: st, IDs: a.IDs, Now: a.Now}
+	return &inbound.Service{Configs: cache, Quota: st, Store: st, Attachments: a.Attachments(), IDs: a.IDs, Now: a.Now}
 }
 
 // Inbound builds InboundWebhookFunction, with WEBHOOK_CACHE_TTL.

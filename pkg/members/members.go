@@ -164,15 +164,5 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 // Fingerprint identifies "the same request" for a key: channel, content
 // and skip_translation (contract section 9).
 func Fingerprint(p Post) string {
-	return chat.IdempotencyFingerprint(p.ChannelID, p.Content, p.SkipTranslation, RefStrings(p.Attachments)...)
-}
-
-// RefStrings are refs as a fingerprint's parts: each upload id and alt
-// text, in order.
-func RefStrings(refs []attachments.Ref) []string {
-	out := make([]string, 0, 2*len(refs))
-	for _, r := range refs {
-		out = append(out, r.UploadID, r.AltText)
-	}
-	return out
+	return chat.IdempotencyFingerprint(p.ChannelID, p.Content, p.SkipTranslation, attachments.Parts(p.Attachments)...)
 }

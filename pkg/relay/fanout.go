@@ -7,9 +7,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/chatbridge/chat/pkg/attachments"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 	"github.com/chatbridge/chat/pkg/events"
+	"github.com/chatbridge/chat/pkg/messageview"
 )
 
 // EventStore reads what events need and keeps their envelopes for
@@ -45,6 +47,9 @@ type Fanout struct {
 	Store EventStore
 	Queue DeliverySender
 	Now   func() time.Time
+	// View links the attachments of the messages events carry; its zero
+	// value links none.
+	View messageview.Renderer
 }
 
 // ChangeEntry is one stream record that reports an event.
@@ -230,6 +235,18 @@ func workspaceOf(c relaystore.Change) string {
 
 func anyReceives(t string, hs []events.Webhook) bool { return len(events.Recipients(t, hs)) > 0 }
 
+// message is m's event data, its attachments linked for
+// attachments.EventURLTTL by f.View.
+func (f *Fanout) message(m chat.Message) events.Message {
+	data := events.MessageOf(m)
+	if len(m.Attachments) > 0 {
+		view := f.View
+		view.TTL = attachments.EventURLTTL
+		data.Attachments = view.Attachments(chat.OriginalView(m))
+	}
+	return data
+}
+
 // events returns the events of one change that some webhook receives; it
 // reads only what those need.
 func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook) ([]events.Event, error) {
@@ -243,7 +260,7 @@ func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook)
 	case relaystore.ChangeMessage:
 		m := c.Message
 		if anyReceives(events.MessageCreated, hs) {
-			out = append(out, mk(events.MessageCreated, m.CreatedAt, m.WorkspaceID, events.MessageOf(m), m.ID))
+			out = append(out, mk(events.MessageCreated, m.CreatedAt, m.WorkspaceID, f.message(m), m.ID))
 		}
 		if m.Author.Type == chat.AuthorGuest && anyReceives(events.RoomMessageCreated, hs) {
 			roomID, err := f.Store.GuestRoomID(ctx, m.ChannelID, m.Author.ID)
@@ -259,7 +276,7 @@ func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook)
 				return nil, err
 			}
 			out = append(out, mk(events.RoomMessageCreated, m.CreatedAt, m.WorkspaceID,
-				events.RoomMessage{Room: events.RoomOf(r, created, now), Message: events.MessageOf(m)}, m.ID))
+				events.RoomMessage{Room: events.RoomOf(r, created, now), Message: f.message(m)}, m.ID))
 		}
 	case relaystore.ChangeTranslated:
 		m := c.Message
@@ -279,7 +296,7 @@ func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook)
 				}
 			}
 		}
-		data := events.MessageOf(m)
+		data := f.message(m)
 		data.Translations = tr
 		// One per revision: an edit's translations are a new event.
 		key := []string{m.ID}
@@ -336,7 +353,7 @@ func (f *Fanout) editEvents(ctx context.Context, c relaystore.Change, hs []event
 	m := c.Message
 	typ, roomTyp, at := events.MessageUpdated, events.RoomMessageUpdated, m.EditedAt
 	key := []string{m.ID, strconv.Itoa(m.Rev())}
-	var data any = events.MessageOf(m)
+	var data any = f.message(m)
 	if c.Kind == relaystore.ChangeDeleted {
 		typ, roomTyp, at, key, data = events.MessageDeleted, events.RoomMessageDeleted, m.DeletedAt, []string{m.ID}, events.DeletedOf(m)
 	}
@@ -363,5 +380,5 @@ func (f *Fanout) editEvents(ctx context.Context, c relaystore.Change, hs []event
 	if c.Kind == relaystore.ChangeDeleted {
 		return append(out, mk(roomTyp, at, m.WorkspaceID, events.RoomDeleted{Room: room, Message: events.DeletedOf(m)}, key...)), nil
 	}
-	return append(out, mk(roomTyp, at, m.WorkspaceID, events.RoomMessage{Room: room, Message: events.MessageOf(m)}, key...)), nil
+	return append(out, mk(roomTyp, at, m.WorkspaceID, events.RoomMessage{Room: room, Message: f.message(m)}, key...)), nil
 }

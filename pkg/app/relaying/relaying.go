@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/chatbridge/chat/pkg/app"
+	"github.com/chatbridge/chat/pkg/attachments"
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/dynamo/relaystore"
 	"github.com/chatbridge/chat/pkg/dynamo/translationstore"
@@ -25,7 +26,8 @@ func Fanout(a *app.App, deliveryURL string) *relay.Fanout {
 }
 
 func fanout(a *app.App, client *sqs.Client, deliveryURL string) *relay.Fanout {
-	return &relay.Fanout{Store: relaystore.New(a.DB, a.Table), Queue: sqsqueue.New(client, deliveryURL), Now: a.Now}
+	return &relay.Fanout{Store: relaystore.New(a.DB, a.Table), Queue: sqsqueue.New(client, deliveryURL), Now: a.Now,
+		View: a.Renderer(attachments.EventURLTTL)}
 }
 
 // Relay builds the outbox relay: translation jobs onto the queue at
