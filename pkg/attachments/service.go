@@ -124,14 +124,11 @@ func AnnouncementFields(obj jsonbody.Object, v *chat.Validation) Announcement {
 	if obj.IsNull("size") {
 		v.Add("size", "The size field is required.")
 	} else {
+		// A whole number written as one: not a string, a fraction or an
+		// exponent.
 		a.Size = -1
-		var n json.Number
-		dec := json.NewDecoder(bytes.NewReader(obj["size"]))
-		dec.UseNumber()
-		if dec.Decode(&n) == nil {
-			if i, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
-				a.Size = i
-			}
+		if i, err := strconv.ParseInt(string(bytes.TrimSpace(obj["size"])), 10, 64); err == nil {
+			a.Size = i
 		}
 		if p := CheckSize(a.Size); p != "" {
 			v.Add("size", p)
