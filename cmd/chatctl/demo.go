@@ -110,9 +110,12 @@ curl -s %s/api/v1/workspaces/%s/inbound-webhooks/%s/requests -H 'Authorization: 
 		}
 		fmt.Fprintf(&b, `
 # 7. The %s webhook requires an HMAC signature; chatctl post signs the request and prints
-#    what it signed (into the room's channel: step 3 then shows it to Marta as well):
+#    what it signed (into the room's channel: step 3 then shows it to Marta as well). It attaches
+#    the deploy's log: uploaded first (POST .../uploads, then the presigned POST to storage), it
+#    reaches every reader as a download link, its alt text in their language:
 bin/chatctl post --webhook-url %s/webhooks/%s/messages \
-  --signing-secret %s%s "Deployed version 2.3.1 to production."
+  --signing-secret %s%s --attach fixtures/deploy-2.3.1.log --alt "The deploy's log" \
+  "Deployed version 2.3.1 to production."
 `, signed.BotName, base, signed.ID, signed.SigningSecret, channel)
 	}
 	if room != nil {
