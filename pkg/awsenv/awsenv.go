@@ -36,6 +36,9 @@ const EnvSlowDeliveryQueueURL = "SLOW_DELIVERY_QUEUE_URL"
 // retries wait until they are due.
 const EnvWaitDeliveryQueueURL = "WAIT_DELIVERY_QUEUE_URL"
 
+// EnvAttachmentsBucket names the S3 bucket of message attachments.
+const EnvAttachmentsBucket = "ATTACHMENTS_BUCKET"
+
 // Require returns the values of names, or one error naming every missing one.
 func Require(names ...string) (map[string]string, error) {
 	vals := map[string]string{}
