@@ -213,9 +213,14 @@ func exempt(name string) bool {
 // checkConditions checks the form against the policy's conditions as S3
 // does; status 0 means it passes.
 func checkConditions(conds []any, f *postForm, bucket string, size int64) (status int, code, msg string) {
-	failed := func(c any) (int, string, string) {
-		b, _ := json.Marshal(c)
-		return http.StatusForbidden, "AccessDenied", "Invalid according to Policy: Policy Condition failed: " + string(b)
+	// S3 names a failed condition in its array form: ["eq", "$key", "v"].
+	failed := func(c []any) (int, string, string) {
+		parts := make([]string, len(c))
+		for i, v := range c {
+			b, _ := json.Marshal(v)
+			parts[i] = string(b)
+		}
+		return http.StatusForbidden, "AccessDenied", "Invalid according to Policy: Policy Condition failed: [" + strings.Join(parts, ", ") + "]"
 	}
 	covered := map[string]bool{}
 	value := func(name string) (string, bool) {
@@ -233,7 +238,7 @@ func checkConditions(conds []any, f *postForm, bucket string, size int64) (statu
 			for k, want := range x {
 				got, ok := value(k)
 				if s, isStr := want.(string); !ok || !isStr || got != s {
-					return failed(c)
+					return failed([]any{"eq", "$" + k, want})
 				}
 			}
 		case []any:
@@ -262,7 +267,7 @@ func checkConditions(conds []any, f *postForm, bucket string, size int64) (statu
 				}
 				got, ok := value(name)
 				if !ok || op == "eq" && got != want || op == "starts-with" && !strings.HasPrefix(got, want) {
-					return failed(c)
+					return failed(x)
 				}
 			default:
 				return http.StatusBadRequest, "InvalidPolicyDocument", fmt.Sprintf("Invalid Policy: Invalid Condition operator: %s", op)
