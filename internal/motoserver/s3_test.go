@@ -275,7 +275,9 @@ func TestPresignedPost(t *testing.T) {
 
 	// success_action_status, covered by the policy, is honoured.
 	p201, err := s3.NewPresignClient(st.client("Uploader")).PresignPostObject(ctx, &s3.PutObjectInput{Bucket: &st.bucket, Key: aws.String("a/W1/C1/U3")},
-		func(o *s3.PresignPostOptions) { o.Conditions = []any{map[string]string{"success_action_status": "201"}} })
+		func(o *s3.PresignPostOptions) {
+			o.Conditions = []any{map[string]string{"success_action_status": "201"}}
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
