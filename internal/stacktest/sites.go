@@ -35,7 +35,7 @@ func siteOption(st *middleware.Stack) error {
 // made the call, so the stack goes back to the adapter function that made
 // it (or, in a goroutine an adapter started, to its closure).
 func callSites() string {
-	// After signing, the middleware is some hundred frames below the
+	// After signing, the middleware runs more than 64 frames below the
 	// adapter function.
 	pcs := make([]uintptr, 256)
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
