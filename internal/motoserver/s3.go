@@ -162,7 +162,9 @@ func (g *s3Gate) authorize(w http.ResponseWriter, r *http.Request, bucket, key s
 	}
 	action, resource, err := g.action(r, bucket, key)
 	if err != nil {
-		g.iam.deny(w, function, iampolicy.Request{Action: "unknown", Resource: "*"}, iampolicy.ImplicitDeny, err.Error())
+		req := iampolicy.Request{Action: "unknown", Resource: "*"}
+		g.iam.logDenied(function, req)
+		writeS3Error(w, r, http.StatusForbidden, "AccessDenied", g.iam.deniedMessage(function, req, iampolicy.ImplicitDeny, err.Error()))
 		return false
 	}
 	reqs := []iampolicy.Request{{Action: action, Resource: resource}}

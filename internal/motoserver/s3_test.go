@@ -139,8 +139,9 @@ type answer struct {
 	body   string
 }
 
-// upload posts fields and then the file as a browser's FormData does.
-func upload(t *testing.T, u string, fields map[string]string, file []byte, origin string) answer {
+// upload posts fields and then the file as a browser's FormData does,
+// and then the fields after, which S3 ignores.
+func upload(t *testing.T, u string, fields map[string]string, file []byte, origin string, after ...string) answer {
 	t.Helper()
 	var b bytes.Buffer
 	mw := multipart.NewWriter(&b)
@@ -149,6 +150,9 @@ func upload(t *testing.T, u string, fields map[string]string, file []byte, origi
 	}
 	fw, _ := mw.CreateFormFile("file", "cat.png")
 	_, _ = fw.Write(file)
+	for i := 0; i+1 < len(after); i += 2 {
+		_ = mw.WriteField(after[i], after[i+1])
+	}
 	_ = mw.Close()
 	req, _ := http.NewRequest(http.MethodPost, u, &b)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
@@ -243,6 +247,16 @@ func TestPresignedPost(t *testing.T) {
 			t.Fatalf("%s: Access-Control-Allow-Origin %q, want *", tc.name, got)
 		}
 	}
+	// A field after the file is not read: the form lacks it.
+	wantS3Error(t, "the tagging after the file", upload(t, p.URL, without(fields, "tagging"), file, "", "tagging", tagXML),
+		403, "AccessDenied", `Policy Condition failed: ["eq", "$tagging", "<Tagging>`)
+	// The policy names its bucket.
+	other := "s3test-other"
+	if _, err := st.admin.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &other}); err != nil {
+		t.Fatal(err)
+	}
+	wantS3Error(t, "another bucket", upload(t, st.srv.URL+"/"+other, fields, file, ""), 403, "AccessDenied",
+		`Policy Condition failed: ["eq", "$bucket", "s3test-attachmentsbucket"]`)
 	// A signer whose policy lacks s3:PutObject, with a valid policy.
 	reader := st.presignPost(t, "Reader", key, "image/png", len(file))
 	wantS3Error(t, "signed by a function without s3:PutObject", upload(t, reader.URL, formFields(reader, "image/png"), file, ""),

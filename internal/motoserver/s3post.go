@@ -217,8 +217,11 @@ func checkConditions(conds []any, f *postForm, bucket string, size int64) (statu
 	failed := func(c []any) (int, string, string) {
 		parts := make([]string, len(c))
 		for i, v := range c {
-			b, _ := json.Marshal(v)
-			parts[i] = string(b)
+			var b strings.Builder
+			e := json.NewEncoder(&b)
+			e.SetEscapeHTML(false) // a tagging value is XML, shown as is
+			_ = e.Encode(v)
+			parts[i] = strings.TrimSpace(b.String())
 		}
 		return http.StatusForbidden, "AccessDenied", "Invalid according to Policy: Policy Condition failed: [" + strings.Join(parts, ", ") + "]"
 	}
