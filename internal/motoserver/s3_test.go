@@ -9,6 +9,9 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -285,6 +288,29 @@ func TestPresignedPost(t *testing.T) {
 	tags, err := st.admin.GetObjectTagging(ctx, &s3.GetObjectTaggingInput{Bucket: &st.bucket, Key: &key})
 	if err != nil || len(tags.TagSet) != 1 || aws.ToString(tags.TagSet[0].Key) != "state" || aws.ToString(tags.TagSet[0].Value) != "unattached" {
 		t.Fatalf("tags %+v %v, want state=unattached", tags, err)
+	}
+
+	// curl -F posts the same form (--form-string: a value starting with <
+	// or @ would name a file).
+	if curl, err := exec.LookPath("curl"); err == nil {
+		key2 := "a/W1/C1/U4"
+		p2 := st.presignPost(t, "Uploader", key2, "image/png", len(file))
+		path := filepath.Join(t.TempDir(), "cat.png")
+		if err := os.WriteFile(path, file, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"-s", "-o", "/dev/null", "-w", "%{http_code}"}
+		for k, v := range formFields(p2, "image/png") {
+			args = append(args, "--form-string", k+"="+v)
+		}
+		args = append(args, "-F", "file=@"+path, p2.URL)
+		out, err := exec.Command(curl, args...).Output()
+		if err != nil || string(out) != "204" {
+			t.Fatalf("curl -F: got %q %v, want 204", out, err)
+		}
+		if _, err := st.admin.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &st.bucket, Key: &key2}); err != nil {
+			t.Fatalf("curl's upload is not stored: %v", err)
+		}
 	}
 
 	// success_action_status, covered by the policy, is honoured.
