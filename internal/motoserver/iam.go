@@ -34,7 +34,8 @@ type options struct {
 // WithIAM makes the proxy check every call signed by a function (access
 // key id = the function's logical id) against that function's policy, as
 // AWS checks a function's role: a call its policy does not allow answers
-// AccessDeniedException. Calls signed with any other key id (test seeding,
+// AccessDeniedException (S3: AccessDenied in its XML shape, also for the
+// presigned URLs and POSTs a function signed, s3.go). Calls signed with any other key id (test seeding,
 // `chatctl apply`, "local") are an administrator's and are not checked.
 func WithIAM(c *IAM) Option { return func(o *options) { o.iam = c } }
 

@@ -102,6 +102,8 @@ func newIsolator(target string) (*isolator, error) {
 
 func (i *isolator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isS3(r) {
+		// S3 checks its own calls (s3.go) and shares nothing with the
+		// tables: no lock, no limits.
 		i.s3.serve(w, r)
 		return
 	}
