@@ -90,7 +90,7 @@ func runLocalAWS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		{awsenv.EnvDeliveryQueueURL, res.Queues["DeliveryQueue"]},
 		{awsenv.EnvSlowDeliveryQueueURL, res.Queues["SlowDeliveryQueue"]},
 		{awsenv.EnvWaitDeliveryQueueURL, res.Queues["DeliveryWaitQueue"]},
-		{awsenv.EnvAttachmentsBucket, res.AttachmentsBucket},
+		{awsenv.EnvBucket, res.AttachmentsBucket},
 	}
 	for _, v := range vars {
 		fmt.Fprintf(stdout, "%s=%s\n", v[0], v[1])

@@ -41,7 +41,7 @@ type Resources struct {
 	Buckets map[string]string
 	// AttachmentsBucket is the local name of the template's
 	// AttachmentsBucket, the functions' ATTACHMENTS_BUCKET
-	// (awsenv.EnvAttachmentsBucket); "" when the template has none.
+	// (awsenv.EnvBucket); "" when the template has none.
 	AttachmentsBucket string
 }
 

@@ -17,10 +17,12 @@ import (
 
 // Environment variables every component reads.
 const (
-	EnvTable      = "TABLE_NAME"
-	EnvQueueURL   = "TRANSLATION_QUEUE_URL"
-	EnvCursorKey  = "CURSOR_KEY"
-	EnvEndpoint   = "AWS_ENDPOINT_URL"
+	EnvTable     = "TABLE_NAME"
+	EnvQueueURL  = "TRANSLATION_QUEUE_URL"
+	EnvCursorKey = "CURSOR_KEY"
+	EnvEndpoint  = "AWS_ENDPOINT_URL"
+	// EnvBucket names the attachments bucket.
+	EnvBucket     = "ATTACHMENTS_BUCKET"
 	EnvRegion     = "AWS_REGION"
 	DefaultRegion = "us-east-1"
 )
@@ -35,9 +37,6 @@ const EnvSlowDeliveryQueueURL = "SLOW_DELIVERY_QUEUE_URL"
 // EnvWaitDeliveryQueueURL is the delivery queue's wait lane, where
 // retries wait until they are due.
 const EnvWaitDeliveryQueueURL = "WAIT_DELIVERY_QUEUE_URL"
-
-// EnvAttachmentsBucket names the S3 bucket of message attachments.
-const EnvAttachmentsBucket = "ATTACHMENTS_BUCKET"
 
 // Require returns the values of names, or one error naming every missing one.
 func Require(names ...string) (map[string]string, error) {
