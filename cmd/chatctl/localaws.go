@@ -78,7 +78,7 @@ func runLocalAWS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	table := awsenv.Get(awsenv.EnvTable, defaultTable)
-	res, err := localrun.Ensure(ctx, dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg), tmpl, table, localQueuePrefix)
+	res, err := localrun.Ensure(ctx, dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg), localrun.S3Client(cfg), tmpl, table, localQueuePrefix)
 	if err != nil {
 		return fmt.Errorf("local-aws: %w", err)
 	}
@@ -90,6 +90,7 @@ func runLocalAWS(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		{awsenv.EnvDeliveryQueueURL, res.Queues["DeliveryQueue"]},
 		{awsenv.EnvSlowDeliveryQueueURL, res.Queues["SlowDeliveryQueue"]},
 		{awsenv.EnvWaitDeliveryQueueURL, res.Queues["DeliveryWaitQueue"]},
+		{awsenv.EnvBucket, res.AttachmentsBucket},
 	}
 	for _, v := range vars {
 		fmt.Fprintf(stdout, "%s=%s\n", v[0], v[1])

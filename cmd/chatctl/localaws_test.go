@@ -42,7 +42,8 @@ func TestLocalAWS(t *testing.T) {
 	}()
 	vars := map[string]string{}
 	deadline := time.Now().Add(90 * time.Second)
-	for vars[awsenv.EnvDeliveryQueueURL] == "" {
+	// ATTACHMENTS_BUCKET is printed last.
+	for vars[awsenv.EnvBucket] == "" {
 		select {
 		case err := <-errc:
 			t.Fatalf("local-aws ended early: %v; stderr: %s", err, stderr.String())
@@ -63,6 +64,9 @@ func TestLocalAWS(t *testing.T) {
 	}
 	if got := vars[awsenv.EnvTable]; got != "local-aws-test" {
 		t.Fatalf("TABLE_NAME: got %q, want local-aws-test", got)
+	}
+	if got := vars[awsenv.EnvBucket]; got != "chat-attachmentsbucket" {
+		t.Fatalf("ATTACHMENTS_BUCKET: got %q, want chat-attachmentsbucket", got)
 	}
 	info, err := motoserver.CheckFaithful(ctx, endpoint)
 	if err != nil {

@@ -158,7 +158,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	res, err := localrun.Ensure(ctx, dynamodb.NewFromConfig(a.AWS), sqs.NewFromConfig(a.AWS), tmpl, a.Table, localQueuePrefix)
+	res, err := localrun.Ensure(ctx, dynamodb.NewFromConfig(a.AWS), sqs.NewFromConfig(a.AWS), localrun.S3Client(a.AWS), tmpl, a.Table, localQueuePrefix)
 	if err != nil {
 		return err
 	}
@@ -172,6 +172,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		queueURL = v
 	}
 	os.Setenv(awsenv.EnvQueueURL, queueURL)
+	// The functions' bucket is the one created from the template.
+	os.Setenv(awsenv.EnvBucket, res.AttachmentsBucket)
 	// What the event source mappings do in AWS, with the template's
 	// settings and timeouts: relay message inserts from the table's stream
 	// to the queue.

@@ -230,3 +230,67 @@ func TestProjectTemplate(t *testing.T) {
 		t.Fatalf("sweep on the table: got %v, want ImplicitDeny", got)
 	}
 }
+
+// TestBucketPolicies: a statement on a bucket's objects, written with
+// ${Bucket.Arn}, !GetAtt or !Ref, names arn:aws:s3:::<LogicalId>/<key>.
+func TestBucketPolicies(t *testing.T) {
+	src := `Parameters:
+  Origin: {Type: String, Default: "*"}
+Resources:
+  T:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      KeySchema: [{AttributeName: pk, KeyType: HASH}]
+  Files:
+    Type: AWS::S3::Bucket
+  Up:
+    Type: AWS::Serverless::Function
+    Properties:
+      Environment: {Variables: {BUCKET: !Ref Files, ORIGIN: !Ref Origin}}
+      Policies:
+        - Statement:
+            - Effect: Allow
+              Action: [s3:PutObject, s3:PutObjectTagging]
+              Resource: !Sub "${Files.Arn}/a/*"
+            - Effect: Allow
+              Action: [s3:GetObject]
+              Resource: [!Join ["", [x]]]
+`
+	tmpl, err := samtemplate.Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FromTemplate(tmpl, DefaultLocal); err == nil {
+		t.Fatalf("a !Join resource: got no error, want one")
+	}
+	src = strings.Replace(src, `[!Join ["", [x]]]`, `[!Sub "arn:${AWS::Partition}:s3:::${Files}/b/*"]`, 1)
+	tmpl, err = samtemplate.Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := FromTemplate(tmpl, DefaultLocal)
+	if err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	if s.Bucket != "Files" || s.ObjectARN("a/w/c/u") != "arn:aws:s3:::Files/a/w/c/u" {
+		t.Fatalf("bucket %q, object ARN %q", s.Bucket, s.ObjectARN("a/w/c/u"))
+	}
+	for _, tc := range []struct {
+		r    Request
+		want Decision
+	}{
+		{Request{"s3:PutObject", s.ObjectARN("a/w/c/u"), nil}, Allow},
+		{Request{"s3:PutObjectTagging", s.ObjectARN("a/w/c/u"), nil}, Allow},
+		{Request{"s3:PutObject", s.ObjectARN("b/w/c/u"), nil}, ImplicitDeny},
+		{Request{"s3:GetObject", s.ObjectARN("b/w"), nil}, Allow},
+		{Request{"s3:GetObject", s.ObjectARN("a/w"), nil}, ImplicitDeny},
+		{Request{"s3:DeleteObject", s.ObjectARN("a/w/c/u"), nil}, ImplicitDeny},
+	} {
+		if got := s.Evaluate("Up", tc.r); got != tc.want {
+			t.Errorf("%+v: got %v, want %v", tc.r, got, tc.want)
+		}
+	}
+	if got, err := (&resolver{t: tmpl, s: s}).value(map[string]any{"!Ref": "Origin"}); err != nil || got != "*" {
+		t.Fatalf("!Ref Origin: got %q %v, want the default *", got, err)
+	}
+}

@@ -18,7 +18,10 @@ import (
 // arn:<Partition>:sqs:<Region>:<Account>:<LogicalId>. The proxy that asks
 // (internal/motoserver) names the resources of a request the same way: any
 // table is the template's table, and a queue is the logical id its local
-// name ends with (see Set.QueueOf).
+// name ends with (see Set.QueueOf). The one S3 bucket is
+// arn:<Partition>:s3:::<LogicalId> and its objects
+// arn:<Partition>:s3:::<LogicalId>/<key>: every local bucket is the
+// template's bucket (buckets are per test, like tables).
 type Local struct {
 	Partition, Region, Account string
 }
@@ -41,7 +44,20 @@ type Set struct {
 	IndexKeys map[string]string
 	// Queues are the logical ids of the template's SQS queues.
 	Queues []string
+	// Bucket is the logical id of the template's one S3 bucket ("" when
+	// it declares none).
+	Bucket string
 }
+
+// BucketARN is the ARN of the S3 bucket with logical id (S3 ARNs name no
+// region or account).
+func (s *Set) BucketARN(logical string) string {
+	return fmt.Sprintf("arn:%s:s3:::%s", s.Local.Partition, logical)
+}
+
+// ObjectARN is the ARN of the object key of the template's bucket, which
+// every local bucket is.
+func (s *Set) ObjectARN(key string) string { return s.BucketARN(s.Bucket) + "/" + key }
 
 // TableARN is the table's ARN.
 func (s *Set) TableARN() string {
@@ -79,7 +95,8 @@ func (s *Set) Evaluate(function string, r Request) Decision {
 
 // FromTemplate reads every AWS::Serverless::Function's policy. Errors: a
 // policy element, condition, intrinsic function or SAM policy template
-// that is not implemented; the template not having exactly one table.
+// that is not implemented; the template not having exactly one table, or having more than one
+// bucket.
 func FromTemplate(t *samtemplate.Template, l Local) (*Set, error) {
 	s := &Set{Local: l, Functions: map[string]*Policy{}, IndexKeys: map[string]string{}, Queues: t.OfType("AWS::SQS::Queue")}
 	tables := t.OfType("AWS::DynamoDB::Table")
@@ -87,6 +104,13 @@ func FromTemplate(t *samtemplate.Template, l Local) (*Set, error) {
 		return nil, fmt.Errorf("iampolicy: template declares %d tables, want 1", len(tables))
 	}
 	s.Table = tables[0]
+	switch buckets := t.OfType("AWS::S3::Bucket"); len(buckets) {
+	case 0:
+	case 1:
+		s.Bucket = buckets[0]
+	default:
+		return nil, fmt.Errorf("iampolicy: template declares %d buckets, want at most 1", len(buckets))
+	}
 	if err := s.readKeys(t.Resources[s.Table].Properties); err != nil {
 		return nil, err
 	}
@@ -420,6 +444,10 @@ func (r *resolver) attribute(logical, attr string) (string, error) {
 	}
 	res, ok := r.t.Resources[logical]
 	if !ok {
+		if p, ok := r.t.Parameters[logical]; ok && attr == "" && p.Default != nil {
+			// A local run deploys with the parameters' defaults.
+			return fmt.Sprint(p.Default), nil
+		}
 		return "", fmt.Errorf("unknown resource %s", logical)
 	}
 	switch res.Type + "." + attr {
@@ -433,6 +461,10 @@ func (r *resolver) attribute(logical, attr string) (string, error) {
 	case "AWS::SQS::Queue.Arn":
 		return s.QueueARN(logical), nil
 	case "AWS::SQS::Queue.QueueName":
+		return logical, nil
+	case "AWS::S3::Bucket.Arn":
+		return s.BucketARN(logical), nil
+	case "AWS::S3::Bucket.":
 		return logical, nil
 	case "AWS::ApiGatewayV2::Api.":
 		// The API id of a local run is not known in advance.

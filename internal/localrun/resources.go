@@ -1,6 +1,6 @@
 // Package localrun does locally what AWS does for a deployed stack: it
-// creates, on a local DynamoDB/SQS endpoint (moto_server), the table and
-// queues that template.yaml declares, so that a local run and the tests use
+// creates, on a local DynamoDB/SQS/S3 endpoint (moto_server), the table,
+// queues and bucket that template.yaml declares, so that a local run and the tests use
 // exactly the deployed definitions, and it runs functions as Lambda runs
 // them: under their template Timeout (Invoke), fed by their event source
 // mappings with the template's settings (StreamMapping, QueueMapping), and
@@ -9,6 +9,8 @@ package localrun
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	stypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/chatbridge/chat/internal/samtemplate"
@@ -33,12 +36,58 @@ type Resources struct {
 	QueueARNs map[string]string
 	// StreamARN is the table's stream, when the template enables one.
 	StreamARN string
+	// Buckets maps each S3 bucket's logical id to its local name
+	// (BucketName).
+	Buckets map[string]string
+	// AttachmentsBucket is the local name of the template's
+	// AttachmentsBucket, the functions' ATTACHMENTS_BUCKET
+	// (awsenv.EnvBucket); "" when the template has none.
+	AttachmentsBucket string
 }
 
-// Ensure creates the template's one DynamoDB table under the name table and
-// each SQS queue under prefix+logical id, skipping those that exist.
-func Ensure(ctx context.Context, db *dynamodb.Client, q *sqs.Client, tmpl *samtemplate.Template, table, prefix string) (Resources, error) {
-	res := Resources{Table: table, Queues: map[string]string{}, QueueARNs: map[string]string{}}
+// AttachmentsBucketID is the logical id of the bucket whose name the
+// functions read from ATTACHMENTS_BUCKET.
+const AttachmentsBucketID = "AttachmentsBucket"
+
+// S3Client returns an S3 client on cfg for a local endpoint, which
+// addresses buckets by path (http://127.0.0.1:port/<bucket>/<key>): a
+// loopback address has no per-bucket host names.
+func S3Client(cfg aws.Config) *s3.Client {
+	return s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true })
+}
+
+// BucketName is the local name of the bucket logical created with prefix:
+// prefix+logical, lowercased, with every character S3 refuses in a name
+// made a hyphen; a name longer than S3's 63 characters keeps its start and
+// ends with a hash of the whole, so that names stay distinct per prefix.
+func BucketName(prefix, logical string) string {
+	full := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r - 'A' + 'a'
+		}
+		return '-'
+	}, prefix+logical)
+	if len(full) > 63 {
+		sum := sha256.Sum256([]byte(prefix + logical))
+		full = full[:63-9] + "-" + hex.EncodeToString(sum[:4])
+	}
+	// A name starts and ends with a letter or digit.
+	full = strings.Trim(full, "-")
+	for len(full) < 3 {
+		full += "0"
+	}
+	return full
+}
+
+// Ensure creates the template's one DynamoDB table under the name table,
+// each SQS queue under prefix+logical id and each S3 bucket under
+// BucketName(prefix, logical id), skipping those that exist. b addresses
+// buckets by path (S3Client).
+func Ensure(ctx context.Context, db *dynamodb.Client, q *sqs.Client, b *s3.Client, tmpl *samtemplate.Template, table, prefix string) (Resources, error) {
+	res := Resources{Table: table, Queues: map[string]string{}, QueueARNs: map[string]string{}, Buckets: map[string]string{}}
 	tables := tmpl.OfType("AWS::DynamoDB::Table")
 	if len(tables) != 1 {
 		return res, fmt.Errorf("localrun: template declares %d tables, want 1", len(tables))
@@ -62,7 +111,30 @@ func Ensure(ctx context.Context, db *dynamodb.Client, q *sqs.Client, tmpl *samte
 		}
 		res.Queues[name], res.QueueARNs[name] = url, qarn
 	}
+	for _, logical := range tmpl.OfType("AWS::S3::Bucket") {
+		name := BucketName(prefix, logical)
+		if err := ensureBucket(ctx, b, name); err != nil {
+			return res, err
+		}
+		res.Buckets[logical] = name
+	}
+	res.AttachmentsBucket = res.Buckets[AttachmentsBucketID]
 	return res, nil
+}
+
+// ensureBucket creates the bucket name unless this account has it (a
+// creator racing with another may be told BucketAlreadyExists rather than
+// BucketAlreadyOwnedByYou, hence the HeadBucket). Its CORS rules are the
+// proxy's (internal/motoserver), which reads them from the template.
+func ensureBucket(ctx context.Context, b *s3.Client, name string) error {
+	_, err := b.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &name})
+	if err == nil {
+		return nil
+	}
+	if _, herr := b.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &name}); herr != nil {
+		return fmt.Errorf("localrun: create bucket %s: %w", name, err)
+	}
+	return nil
 }
 
 // tableWait bounds how long Ensure waits for a table that another process

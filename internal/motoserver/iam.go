@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chatbridge/chat/internal/iampolicy"
 )
@@ -23,12 +24,18 @@ type Option func(*options)
 type options struct {
 	iam    *IAM
 	limits []func(*limiter) // limits.go's options
+	// now is S3's clock (s3.go); cors, when corsSet, its buckets' CORS
+	// rules instead of template.yaml's (cors.go).
+	now     func() time.Time
+	cors    []CORSRule
+	corsSet bool
 }
 
 // WithIAM makes the proxy check every call signed by a function (access
 // key id = the function's logical id) against that function's policy, as
 // AWS checks a function's role: a call its policy does not allow answers
-// AccessDeniedException. Calls signed with any other key id (test seeding,
+// AccessDeniedException (S3: AccessDenied in its XML shape, also for the
+// presigned URLs and POSTs a function signed, s3.go). Calls signed with any other key id (test seeding,
 // `chatctl apply`, "local") are an administrator's and are not checked.
 func WithIAM(c *IAM) Option { return func(o *options) { o.iam = c } }
 
@@ -126,24 +133,47 @@ func (c *IAM) authorize(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	for _, req := range reqs {
-		d := c.policies.Evaluate(function, req)
-		call := Call{Function: function, Request: req, Decision: d}
-		if sites := r.Header.Get(iampolicy.SitesHeader); sites != "" {
-			call.Sites = strings.Split(sites, ",")
-		}
-		call.LeadingKeys = prefixes(req.LeadingKeys)
-		if d != iampolicy.Allow {
-			c.mu.Lock()
-			c.denied = append(c.denied, call)
-			c.mu.Unlock()
+		if d := c.decide(function, req, sitesOf(r)); d != iampolicy.Allow {
 			c.deny(w, function, req, d, "")
 			return false
 		}
-		c.mu.Lock()
-		c.allowed[call.key()] = call
-		c.mu.Unlock()
 	}
 	return true
+}
+
+// decide evaluates req for function and records the decision.
+func (c *IAM) decide(function string, req iampolicy.Request, sites []string) iampolicy.Decision {
+	d := c.policies.Evaluate(function, req)
+	call := Call{Function: function, Request: req, Decision: d, Sites: sites}
+	call.LeadingKeys = prefixes(req.LeadingKeys)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if d != iampolicy.Allow {
+		c.denied = append(c.denied, call)
+	} else {
+		c.allowed[call.key()] = call
+	}
+	return d
+}
+
+// logDenied writes a denial's line to Log, when set.
+func (c *IAM) logDenied(function string, req iampolicy.Request) {
+	if c.Log != nil {
+		fmt.Fprintf(c.Log, "local IAM: denied %s %s %s keys %v\n", function, req.Action, req.Resource, req.LeadingKeys)
+	}
+}
+
+// deniedMessage is AWS's message for a denied call.
+func (c *IAM) deniedMessage(function string, req iampolicy.Request, d iampolicy.Decision, why string) string {
+	reason := "because no identity-based policy allows the " + req.Action + " action"
+	if d == iampolicy.ExplicitDeny {
+		reason = "with an explicit deny in an identity-based policy"
+	}
+	if why != "" {
+		reason = "because the local IAM check cannot read the request: " + why
+	}
+	return fmt.Sprintf("User: arn:%s:sts::%s:assumed-role/%sRole/%s is not authorized to perform: %s on resource: %s %s",
+		c.policies.Local.Partition, c.policies.Local.Account, function, function, req.Action, req.Resource, reason)
 }
 
 func prefixes(keys []string) []string {
@@ -165,15 +195,7 @@ func prefixes(keys []string) []string {
 // deny answers as AWS answers a call its caller's role may not make:
 // HTTP 400, AccessDeniedException in the JSON protocol's error shape.
 func (c *IAM) deny(w http.ResponseWriter, function string, req iampolicy.Request, d iampolicy.Decision, why string) {
-	reason := "because no identity-based policy allows the " + req.Action + " action"
-	if d == iampolicy.ExplicitDeny {
-		reason = "with an explicit deny in an identity-based policy"
-	}
-	if why != "" {
-		reason = "because the local IAM check cannot read the request: " + why
-	}
-	msg := fmt.Sprintf("User: arn:%s:sts::%s:assumed-role/%sRole/%s is not authorized to perform: %s on resource: %s %s",
-		c.policies.Local.Partition, c.policies.Local.Account, function, function, req.Action, req.Resource, reason)
+	msg := c.deniedMessage(function, req, d, why)
 	if c.Log != nil {
 		fmt.Fprintf(c.Log, "local IAM: denied %s %s %s keys %v (%v)\n", function, req.Action, req.Resource, req.LeadingKeys, d)
 	}

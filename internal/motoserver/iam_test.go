@@ -44,7 +44,7 @@ func TestIAMCheck(t *testing.T) {
 		return aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider(akid, "local", ""), BaseEndpoint: aws.String(srv.URL)}
 	}
 	admin := as("local")
-	res, err := localrun.Ensure(ctx, dynamodb.NewFromConfig(admin), sqs.NewFromConfig(admin), tmpl, "iamtest", "iamtest-")
+	res, err := localrun.Ensure(ctx, dynamodb.NewFromConfig(admin), sqs.NewFromConfig(admin), localrun.S3Client(admin), tmpl, "iamtest", "iamtest-")
 	if err != nil {
 		t.Fatalf("create table and queues as an administrator: %v", err)
 	}

@@ -17,7 +17,7 @@ func proxyTo(t *testing.T, handler http.HandlerFunc) string {
 	t.Helper()
 	backend := httptest.NewServer(handler)
 	t.Cleanup(backend.Close)
-	srv, url, err := serveIsolator(0, backend.URL, nil)
+	srv, url, err := serveIsolator(0, backend.URL, options{})
 	if err != nil {
 		t.Fatal(err)
 	}

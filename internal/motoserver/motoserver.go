@@ -1,7 +1,8 @@
 // Package motoserver starts and stops a local moto_server, which speaks the
-// DynamoDB and SQS protocols on one loopback port, behind a proxy that makes
-// it as strict as AWS: writes run one at a time (isolate.go) and AWS's
-// limits hold (limits.go). Tests, `chatctl serve` and `chatctl local-aws`
+// DynamoDB, SQS and S3 protocols on one loopback port, behind a proxy that
+// makes it as strict as AWS: writes run one at a time (isolate.go), AWS's
+// limits hold (limits.go), and S3 checks presigned URLs, POST policies and
+// CORS (s3.go). Tests, `chatctl serve` and `chatctl local-aws`
 // use it; it is never part of a deployed function.
 package motoserver
 
@@ -117,7 +118,7 @@ func Start(ctx context.Context, port int, opts ...Option) (*Server, error) {
 		}
 		if resp, err := http.Get(s.URL + "/moto-api/"); err == nil {
 			resp.Body.Close()
-			proxy, url, err := serveIsolator(port, s.URL, o.iam)
+			proxy, url, err := serveIsolator(port, s.URL, o)
 			if err != nil {
 				s.Stop()
 				return nil, fmt.Errorf("motoserver: proxy on port %d: %w", port, err)

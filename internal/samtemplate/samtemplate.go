@@ -17,8 +17,15 @@ import (
 
 // Template is a parsed SAM template.
 type Template struct {
-	Globals   map[string]any      `yaml:"Globals"`
-	Resources map[string]Resource `yaml:"Resources"`
+	Parameters map[string]Parameter `yaml:"Parameters"`
+	Globals    map[string]any       `yaml:"Globals"`
+	Resources  map[string]Resource  `yaml:"Resources"`
+}
+
+// Parameter is one template parameter; a local run takes its Default.
+type Parameter struct {
+	Type    string `yaml:"Type"`
+	Default any    `yaml:"Default"`
 }
 
 // Resource is one resource: its type, its properties and its metadata.

@@ -13,16 +13,20 @@ import (
 
 // siteOption makes a client name each call's sites
 // (iampolicy.SitesHeader): the adapter functions on the calling
-// goroutine's stack, which the local IAM check records with the call.
+// goroutine's stack, which the local IAM check records with the call. The
+// header is set after signing, so that it is never one of a presigned
+// URL's signed headers (a presigner stops at signing and never gets here):
+// a browser fetching the URL does not send it, and the local S3 checks
+// presigned signatures. moto checks no header signature.
 func siteOption(st *middleware.Stack) error {
-	return st.Build.Add(middleware.BuildMiddlewareFunc("ChatCallSites",
-		func(ctx context.Context, in middleware.BuildInput, next middleware.BuildHandler) (middleware.BuildOutput, middleware.Metadata, error) {
+	return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("ChatCallSites",
+		func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
 			if req, ok := in.Request.(*smithyhttp.Request); ok {
 				if sites := callSites(); sites != "" {
 					req.Header.Set(iampolicy.SitesHeader, sites)
 				}
 			}
-			return next.HandleBuild(ctx, in)
+			return next.HandleFinalize(ctx, in)
 		}), middleware.After)
 }
 
@@ -31,7 +35,9 @@ func siteOption(st *middleware.Stack) error {
 // made the call, so the stack goes back to the adapter function that made
 // it (or, in a goroutine an adapter started, to its closure).
 func callSites() string {
-	pcs := make([]uintptr, 64)
+	// After signing, the middleware runs more than 64 frames below the
+	// adapter function.
+	pcs := make([]uintptr, 256)
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
 	var sites []string
 	for {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/chatbridge/chat/internal/iampolicy"
@@ -90,13 +91,19 @@ func newCheck() (*motoserver.IAM, error) {
 // endpoint (STACKTEST_ENDPOINT).
 func IAM() *motoserver.IAM { return check }
 
-// Stack is one test's isolated resources. AWS, DB and SQS are an
+// Stack is one test's isolated resources. AWS, DB, SQS and S3 are an
 // administrator's (unchecked); As gives a function's configuration.
 type Stack struct {
-	Endpoint  string
-	AWS       aws.Config
-	DB        *dynamodb.Client
-	SQS       *sqs.Client
+	Endpoint string
+	AWS      aws.Config
+	DB       *dynamodb.Client
+	SQS      *sqs.Client
+	// S3 addresses buckets by path (localrun.S3Client), as every S3 client
+	// of the local stack must.
+	S3 *s3.Client
+	// Bucket is the local name of the template's AttachmentsBucket
+	// (Resources.AttachmentsBucket), the functions' ATTACHMENTS_BUCKET.
+	Bucket    string
 	Calls     *awsenv.Counter
 	Faults    *Faults
 	Table     string
@@ -123,7 +130,7 @@ func (st *Stack) AsApp(a *app.App) *app.App {
 	return a
 }
 
-// New creates a fresh table and queues for t, named after t.
+// New creates a fresh table, queues and bucket for t, named after t.
 func New(t testing.TB) *Stack {
 	t.Helper()
 	ctx := context.Background()
@@ -143,13 +150,13 @@ func New(t testing.TB) *Stack {
 		t.Fatalf("stacktest: %v", err)
 	}
 	name := fmt.Sprintf("t%d-%s", seq.Add(1), sanitize(t.Name()))
-	db, q := dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg)
-	res, err := localrun.Ensure(ctx, db, q, tmpl, name, name+"-")
+	db, q, b := dynamodb.NewFromConfig(cfg), sqs.NewFromConfig(cfg), localrun.S3Client(cfg)
+	res, err := localrun.Ensure(ctx, db, q, b, tmpl, name, name+"-")
 	if err != nil {
 		t.Fatalf("stacktest: %v", err)
 	}
 	calls.Reset()
-	return &Stack{Endpoint: endpoint, AWS: cfg, DB: db, SQS: q, Calls: calls, Faults: faults, Table: name, Resources: res, t: t}
+	return &Stack{Endpoint: endpoint, AWS: cfg, DB: db, SQS: q, S3: b, Bucket: res.AttachmentsBucket, Calls: calls, Faults: faults, Table: name, Resources: res, t: t}
 }
 
 // sanitize keeps a name within what table and queue names allow.

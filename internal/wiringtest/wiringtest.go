@@ -40,6 +40,7 @@ func Demo(t *testing.T) (*stacktest.Stack, *fixture.Document) {
 	t.Setenv(awsenv.EnvDeliveryQueueURL, st.Resources.Queues["DeliveryQueue"])
 	t.Setenv(awsenv.EnvSlowDeliveryQueueURL, st.Resources.Queues["SlowDeliveryQueue"])
 	t.Setenv(awsenv.EnvWaitDeliveryQueueURL, st.Resources.Queues["DeliveryWaitQueue"])
+	t.Setenv(awsenv.EnvBucket, st.Bucket)
 	return st, d
 }
 
