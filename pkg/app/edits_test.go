@@ -472,11 +472,11 @@ func TestEditContentAtTheLimits(t *testing.T) {
 	for _, char := range []string{"\u2028", "\U0001F600", "\uffff", "é"} {
 		id := w.post(t, ben, "short")
 		content := "x" + strings.Repeat(char, messages.MaxContentLen-1)
-		v, err := svc.Edit(context.Background(), actor, w.general, id, content, "1")
+		v, err := svc.Edit(context.Background(), actor, w.general, id, edits.Body{Content: content, HasContent: true}, "1")
 		if err != nil || v.Message.Rev() != 2 {
 			t.Fatalf("%+q: edit to 40,000: %v (revision %d)", char, err, v.Message.Rev())
 		}
-		if _, err := svc.Edit(context.Background(), actor, w.general, id, content+char, ""); !chat.IsCode(err, chat.EValidation) {
+		if _, err := svc.Edit(context.Background(), actor, w.general, id, edits.Body{Content: content + char, HasContent: true}, ""); !chat.IsCode(err, chat.EValidation) {
 			t.Fatalf("%+q: 40,001 characters: got %v, want a validation error", char, err)
 		}
 		page, err := storetest.New(w.app.DB, w.app.Table).Rooms.ListMessages(context.Background(), w.general, "", 1)
