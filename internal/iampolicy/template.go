@@ -434,6 +434,10 @@ func (r *resolver) attribute(logical, attr string) (string, error) {
 		return s.QueueARN(logical), nil
 	case "AWS::SQS::Queue.QueueName":
 		return logical, nil
+	case "AWS::S3::Bucket.Arn":
+		// The local bucket is named after its logical id: its policies
+		// resolve, whatever checks S3 requests against them.
+		return "arn:" + l.Partition + ":s3:::" + strings.ToLower(logical), nil
 	case "AWS::ApiGatewayV2::Api.":
 		// The API id of a local run is not known in advance.
 		return "*", nil

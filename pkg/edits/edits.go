@@ -296,6 +296,14 @@ func (s *Service) editAttachments(ctx context.Context, actor Actor, channelID, m
 			return chat.MessageView{}, chat.FieldError("content", problem)
 		}
 		next, fresh, at, dropped := plan(old.Attachments, b.Attachments)
+		for j, r := range fresh {
+			if slices.Contains(old.DroppedKeys, attachments.Key(actor.WorkspaceID, channelID, r.UploadID)) {
+				// Its claim is this message's own and would pass, but its
+				// file is being deleted: an upload is attached once.
+				return chat.MessageView{}, chat.FieldError("attachments", fmt.Sprintf(
+					"Attachment %d (upload %s) was removed from this message: its file is deleted.", at[j]+1, r.UploadID))
+			}
+		}
 		if content == old.Content && len(fresh) == 0 && slices.Equal(next, old.Attachments) {
 			// Nothing to change: no revision, no event, no translation;
 			// files an earlier change took off are deleted now.
