@@ -168,7 +168,9 @@ func (w *attWorld) rawMessage(id string) map[string]types.AttributeValue {
 	return out.Item
 }
 
-func set(refs ...attachments.Ref) edits.Body { return edits.Body{Attachments: refs, SetAttachments: true} }
+func set(refs ...attachments.Ref) edits.Body {
+	return edits.Body{Attachments: refs, SetAttachments: true}
+}
 
 func altTexts(as []chat.Attachment) []string {
 	out := []string{}
