@@ -565,3 +565,27 @@ func TestAdminDeletionAndItsAuditAreOneWrite(t *testing.T) {
 		t.Fatalf("after the retry: deleted %v, %d audit events; want deleted with one event", deleted, events)
 	}
 }
+
+// TestEditAttachmentsWithoutABucket: through the member's edit function
+// on an app without a bucket, an edit whose attachments list is the
+// message's own (none) changes nothing; one that attaches an upload is
+// 503 (no bucket) and changes nothing; a body with neither field is 422.
+func TestEditAttachmentsWithoutABucket(t *testing.T) {
+	w := newMemberWorld(t)
+	ben := bearer(w.ben)
+	id := w.post(t, ben, "plain")
+	path := w.msgPath(w.general, id)
+	if rec := w.do(t, "PATCH", path, `{"attachments":[]}`, ben); rec.Code != 200 || decodeAs[struct{ Data editBody }](t, rec.Body.Bytes()).Data.Revision != 1 {
+		t.Fatalf("the same (empty) list: %d %s, want 200 at revision 1", rec.Code, rec.Body)
+	}
+	upload := chat.NewIDs().New(time.Now())
+	if rec := w.do(t, "PATCH", path, `{"content":"with a file","attachments":[{"upload_id":"`+upload+`"}]}`, ben); rec.Code != 503 {
+		t.Fatalf("attaching without a bucket: %d %s, want 503", rec.Code, rec.Body)
+	}
+	if rec := w.do(t, "PATCH", path, `{}`, ben); rec.Code != 422 {
+		t.Fatalf("neither content nor attachments: %d %s, want 422", rec.Code, rec.Body)
+	}
+	if v := w.listed(t, ben, id); v.Revision != 1 || v.OriginalContent != "plain" {
+		t.Fatalf("listed %q at revision %d, want the message unchanged", v.OriginalContent, v.Revision)
+	}
+}
