@@ -472,11 +472,11 @@ func TestEditContentAtTheLimits(t *testing.T) {
 	for _, char := range []string{"\u2028", "\U0001F600", "\uffff", "é"} {
 		id := w.post(t, ben, "short")
 		content := "x" + strings.Repeat(char, messages.MaxContentLen-1)
-		v, err := svc.Edit(context.Background(), actor, w.general, id, content, "1")
+		v, err := svc.Edit(context.Background(), actor, w.general, id, edits.Body{Content: content, HasContent: true}, "1")
 		if err != nil || v.Message.Rev() != 2 {
 			t.Fatalf("%+q: edit to 40,000: %v (revision %d)", char, err, v.Message.Rev())
 		}
-		if _, err := svc.Edit(context.Background(), actor, w.general, id, content+char, ""); !chat.IsCode(err, chat.EValidation) {
+		if _, err := svc.Edit(context.Background(), actor, w.general, id, edits.Body{Content: content + char, HasContent: true}, ""); !chat.IsCode(err, chat.EValidation) {
 			t.Fatalf("%+q: 40,001 characters: got %v, want a validation error", char, err)
 		}
 		page, err := storetest.New(w.app.DB, w.app.Table).Rooms.ListMessages(context.Background(), w.general, "", 1)
@@ -563,5 +563,29 @@ func TestAdminDeletionAndItsAuditAreOneWrite(t *testing.T) {
 	}
 	if deleted, events := w.listed(t, bearer(w.ben), id).Deleted, w.count(t, "EVT#"); !deleted || events != 1 {
 		t.Fatalf("after the retry: deleted %v, %d audit events; want deleted with one event", deleted, events)
+	}
+}
+
+// TestEditAttachmentsWithoutABucket: through the member's edit function
+// on an app without a bucket, an edit whose attachments list is the
+// message's own (none) changes nothing; one that attaches an upload is
+// 503 (no bucket) and changes nothing; a body with neither field is 422.
+func TestEditAttachmentsWithoutABucket(t *testing.T) {
+	w := newMemberWorld(t)
+	ben := bearer(w.ben)
+	id := w.post(t, ben, "plain")
+	path := w.msgPath(w.general, id)
+	if rec := w.do(t, "PATCH", path, `{"attachments":[]}`, ben); rec.Code != 200 || decodeAs[struct{ Data editBody }](t, rec.Body.Bytes()).Data.Revision != 1 {
+		t.Fatalf("the same (empty) list: %d %s, want 200 at revision 1", rec.Code, rec.Body)
+	}
+	upload := chat.NewIDs().New(time.Now())
+	if rec := w.do(t, "PATCH", path, `{"content":"with a file","attachments":[{"upload_id":"`+upload+`"}]}`, ben); rec.Code != 503 {
+		t.Fatalf("attaching without a bucket: %d %s, want 503", rec.Code, rec.Body)
+	}
+	if rec := w.do(t, "PATCH", path, `{}`, ben); rec.Code != 422 {
+		t.Fatalf("neither content nor attachments: %d %s, want 422", rec.Code, rec.Body)
+	}
+	if v := w.listed(t, ben, id); v.Revision != 1 || v.OriginalContent != "plain" {
+		t.Fatalf("listed %q at revision %d, want the message unchanged", v.OriginalContent, v.Revision)
 	}
 }

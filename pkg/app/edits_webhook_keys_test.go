@@ -70,6 +70,9 @@ func TestWebhookEditIdempotencyKey(t *testing.T) {
 	for _, c := range []struct{ method, path, body string }{
 		{"PATCH", path, `{"content":"Build 1 failed twice"}`},
 		{"PATCH", path, `{"content":"Build 1 failed","channel_id":"` + w.random + `"}`},
+		// The same content with attachments (none, here: the list is
+		// part of the request) is another request.
+		{"PATCH", path, `{"content":"Build 1 failed","attachments":[]}`},
 		{"PATCH", "/webhooks/" + w.static.ID + "/messages/" + other, `{"content":"Build 1 failed"}`},
 		{"DELETE", path, ""},
 	} {

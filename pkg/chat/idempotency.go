@@ -59,6 +59,17 @@ func ChangeFingerprint(method, messageID, channelID, content string) string {
 	return fingerprint(method, messageID, channelID, content)
 }
 
+// AttachmentsChangeFingerprint is ChangeFingerprint of an edit that sets
+// the message's attachments: its content (nil when the edit keeps the
+// stored one) and attachments (each upload id and alt text, in order) are
+// part of the request. It never equals ChangeFingerprint's (one more part).
+func AttachmentsChangeFingerprint(method, messageID, channelID string, content *string, attachments []string) string {
+	if attachments == nil {
+		attachments = []string{}
+	}
+	return fingerprint(method, messageID, channelID, content, attachments)
+}
+
 // fingerprint is the hex SHA-256 of parts as a JSON array.
 func fingerprint(parts ...any) string {
 	b, _ := json.Marshal(parts)

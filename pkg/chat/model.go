@@ -207,6 +207,11 @@ type Message struct {
 	// Attachments are the files the message carries (contract section 17),
 	// in the order they were attached; nil for none.
 	Attachments []Attachment
+	// DroppedKeys are the storage keys of files the message no longer
+	// carries (an edit removed them, or the message was deleted) whose
+	// deletion is not confirmed yet: kept so that a retried edit or
+	// deletion finishes it. Never shown to a reader.
+	DroppedKeys []string
 }
 
 // Attachment is a file a message carries: an upload (package attachments)

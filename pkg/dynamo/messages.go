@@ -90,9 +90,13 @@ const (
 	// message.updated or message.deleted). The translation function's
 	// writes remove it, so that their MODIFYs are not taken for the edit
 	// again.
-	AttrOutbox    = "outbox"
-	OutboxEdited  = "edited"
-	OutboxDeleted = "deleted"
+	AttrOutbox   = "outbox"
+	OutboxEdited = "edited"
+	// AttrAttachments holds a message's attachments; AttrAttachmentKeys
+	// the keys of files taken off it whose deletion is not confirmed.
+	AttrAttachments    = "attachments"
+	AttrAttachmentKeys = "attachment_keys"
+	OutboxDeleted      = "deleted"
 )
 
 // OutboxOf returns the change (OutboxEdited, OutboxDeleted) that a stream
@@ -166,6 +170,10 @@ type MessageItem struct {
 	DeletedBy *authorAttr `dynamodbav:"deleted_by,omitempty"`
 	// Attachments are absent on a message without any (attachments.go).
 	Attachments []attachmentAttr `dynamodbav:"attachments,omitempty"`
+	// AttachmentKeys are the keys of files an edit or a deletion took off
+	// the message and whose deletion is not confirmed yet (a string set,
+	// absent when none: a set cannot be empty).
+	AttachmentKeys []string `dynamodbav:"attachment_keys,stringset,omitempty"`
 }
 
 // MessageItemOf returns the item of a new message, marked untranslated
@@ -191,7 +199,7 @@ func (it MessageItem) Message() chat.Message {
 		Content: it.Content, SourceLanguage: it.SourceLanguage, SkipTranslation: it.SkipTranslation,
 		Status: it.Status, CreatedAt: it.CreatedAt, TranslatedLanguages: it.TranslatedLanguages,
 		Revision: it.Revision, EditedAt: timeOr(it.EditedAt), DeletedAt: timeOr(it.DeletedAt), DeletedBy: it.DeletedBy.author(),
-		Attachments: attachmentsOf(it.Attachments),
+		Attachments: attachmentsOf(it.Attachments), DroppedKeys: it.AttachmentKeys,
 	}
 }
 

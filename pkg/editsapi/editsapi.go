@@ -13,13 +13,12 @@ import (
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/edits"
 	"github.com/chatbridge/chat/pkg/httpapi"
-	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/messageview"
 )
 
 // MessageEditor edits and deletes messages (edits.Service).
 type MessageEditor interface {
-	Edit(ctx context.Context, actor edits.Actor, channelID, messageID, content, ifMatch string) (chat.MessageView, error)
+	Edit(ctx context.Context, actor edits.Actor, channelID, messageID string, body edits.Body, ifMatch string) (chat.MessageView, error)
 	Delete(ctx context.Context, actor edits.Actor, channelID, messageID string) error
 }
 
@@ -27,7 +26,8 @@ type MessageEditor interface {
 // commas: rejoined, it is no one revision, so it matches none.
 func IfMatch(r *http.Request) string { return strings.Join(r.Header.Values("If-Match"), ",") }
 
-// Edit reads an edit's body ({"content"}) and If-Match, edits message
+// Edit reads an edit's body ({"content"?, "attachments"?}, edits.ReadBody)
+// and If-Match, edits message
 // {message_id} of channel as actor and answers 200 with the view.
 func Edit(w http.ResponseWriter, r *http.Request, svc MessageEditor, actor edits.Actor, channel string, view messageview.Renderer) {
 	obj, _, err := httpapi.ReadObject(r)
@@ -36,12 +36,12 @@ func Edit(w http.ResponseWriter, r *http.Request, svc MessageEditor, actor edits
 		return
 	}
 	var val chat.Validation
-	content := messages.ContentField(obj, &val)
+	body := edits.ReadBody(obj, &val)
 	if err := val.Err(); err != nil {
 		httpapi.Error(w, r, err)
 		return
 	}
-	v, err := svc.Edit(r.Context(), actor, channel, r.PathValue("message_id"), content, IfMatch(r))
+	v, err := svc.Edit(r.Context(), actor, channel, r.PathValue("message_id"), body, IfMatch(r))
 	if err != nil {
 		httpapi.Error(w, r, err)
 		return

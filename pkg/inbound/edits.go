@@ -8,15 +8,15 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/edits"
 	"github.com/chatbridge/chat/pkg/jsonbody"
-	"github.com/chatbridge/chat/pkg/messages"
 )
 
 // MessageEditor edits and deletes messages as an inbound webhook: its bot,
 // in its workspace (edits.Service, through the editor's adapter in
 // package webhookedits).
 type MessageEditor interface {
-	EditAsWebhook(ctx context.Context, wh chat.InboundWebhook, workspaceID, channelID, messageID, content, ifMatch string) (chat.MessageView, error)
+	EditAsWebhook(ctx context.Context, wh chat.InboundWebhook, workspaceID, channelID, messageID string, body edits.Body, ifMatch string) (chat.MessageView, error)
 	DeleteAsWebhook(ctx context.Context, wh chat.InboundWebhook, workspaceID, channelID, messageID string) error
 }
 
@@ -142,7 +142,7 @@ func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Tim
 	case d.jsonErr != nil:
 		return ChangeResult{Result: d.refuse(ctx, d.jsonErr, checkOnly(sig))}
 	}
-	content, channel, named, err := d.changeBody(d.obj, c.Delete)
+	body, channel, named, err := d.changeBody(d.obj, c.Delete)
 	if err != nil {
 		return ChangeResult{Result: d.refuse(ctx, err, checkOnly(sig))}
 	}
@@ -154,7 +154,7 @@ func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Tim
 	if c.Delete {
 		status, method = http.StatusNoContent, http.MethodDelete
 	}
-	fp := chat.ChangeFingerprint(method, c.MessageID, channel, content)
+	fp := changeFingerprint(method, c.MessageID, channel, body)
 	var key *KeyUse
 	if d.req.HasKey {
 		key = &KeyUse{WebhookID: d.cfg.Webhook.ID, Key: d.req.IdempotencyKey, KeyHash: chat.HashIdempotencyKey(d.req.IdempotencyKey),
@@ -183,7 +183,7 @@ func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Tim
 		}
 		return res
 	}
-	view, err := s.apply(ctx, d, c, channel, named, content)
+	view, err := s.apply(ctx, d, c, channel, named, body)
 	if err != nil {
 		code := chat.ErrorCode(err)
 		d.log.Status, d.log.Outcome, d.log.ErrorCode = chat.Status(code), chat.OutcomeRejected, code
@@ -230,13 +230,13 @@ func (s *Changes) judge(ctx context.Context, d *decision, c Change, now time.Tim
 // the channel of and that is not in the webhook's own channel is looked
 // for in the workspace's other channels (key reads, no scan), so that a
 // webhook edits what it posted elsewhere as it edits the rest.
-func (s *Changes) apply(ctx context.Context, d *decision, c Change, channel string, named bool, content string) (chat.MessageView, error) {
+func (s *Changes) apply(ctx context.Context, d *decision, c Change, channel string, named bool, body edits.Body) (chat.MessageView, error) {
 	wh, ws := d.cfg.Webhook, d.cfg.Workspace.ID
 	change := func(channel string) (chat.MessageView, error) {
 		if c.Delete {
 			return chat.MessageView{}, s.Editor.DeleteAsWebhook(ctx, wh, ws, channel, c.MessageID)
 		}
-		return s.Editor.EditAsWebhook(ctx, wh, ws, channel, c.MessageID, content, c.IfMatch)
+		return s.Editor.EditAsWebhook(ctx, wh, ws, channel, c.MessageID, body, c.IfMatch)
 	}
 	view, err := change(channel)
 	if named || s.Locator == nil || !chat.IsCode(err, chat.ENotFound) || !chat.ValidID(c.MessageID) {
@@ -259,13 +259,14 @@ func (s *Changes) apply(ctx context.Context, d *decision, c Change, channel stri
 	return change(found)
 }
 
-// changeBody validates a change's body: an edit's content, and the
-// channel_id of either, which must be one of the workspace's channels;
-// named reports that the body named it.
-func (d *decision) changeBody(obj jsonbody.Object, deleting bool) (content, channel string, named bool, err error) {
+// changeBody validates a change's body: an edit's content and
+// attachments (edits.ReadBody), and the channel_id of either, which must
+// be one of the workspace's channels; named reports that the body named
+// it.
+func (d *decision) changeBody(obj jsonbody.Object, deleting bool) (body edits.Body, channel string, named bool, err error) {
 	var v chat.Validation
 	if !deleting {
-		content = messages.ContentField(obj, &v)
+		body = edits.ReadBody(obj, &v)
 	}
 	channel = d.cfg.Webhook.ChannelID
 	if obj != nil {
@@ -277,7 +278,27 @@ func (d *decision) changeBody(obj jsonbody.Object, deleting bool) (content, chan
 		}
 		obj.String(&v, "secret", "secret")
 	}
-	return content, channel, named, v.Err()
+	return body, channel, named, v.Err()
+}
+
+// changeFingerprint is the Idempotency-Key fingerprint of a change: the
+// method, the message, the channel and an edit's content
+// (chat.ChangeFingerprint, unchanged for an edit without attachments, so
+// that live records still match), with the attachments when the edit sets
+// them: the same content with other files is another request.
+func changeFingerprint(method, messageID, channel string, b edits.Body) string {
+	if !b.SetAttachments {
+		return chat.ChangeFingerprint(method, messageID, channel, b.Content)
+	}
+	var content *string
+	if b.HasContent {
+		content = &b.Content
+	}
+	refs := make([]string, 0, 2*len(b.Attachments))
+	for _, r := range b.Attachments {
+		refs = append(refs, r.UploadID, r.AltText)
+	}
+	return chat.AttachmentsChangeFingerprint(method, messageID, channel, content, refs)
 }
 
 func logNotWritten(ctx context.Context, rec chat.RequestLog, err error) {

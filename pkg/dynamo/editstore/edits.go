@@ -37,7 +37,11 @@ func ownerCond(c edits.Change, names map[string]string, values map[string]types.
 // gets the untranslated marker unless the message skips translation: the
 // write is conditioned on skip_translation being false, and a message that
 // skips it is written again without the marker (a second call, for those
-// only). Errors: EUnavailable.
+// only). With c.SetAttachments the write sets the attachments and holds at
+// revision c.Base instead of on a content change; with c.Claims it is one
+// TransactWriteItems with their uploads' claims (dynamo.ClaimWrites), and
+// old is the zero Message when it applied. Errors: EUnavailable; an
+// *attachments.ClaimError when an upload cannot be attached.
 func (s *Store) EditMessage(ctx context.Context, c edits.Change) (chat.Message, bool, bool, error) {
 	m, applied, found, err := s.edit(ctx, c, true)
 	if err == nil && !applied && found && m.SkipTranslation {
@@ -51,9 +55,18 @@ func (s *Store) edit(ctx context.Context, c edits.Change, mark bool) (chat.Messa
 		"#tl": dynamo.AttrTranslatedLanguages, "#ta": dynamo.AttrTranslatedAt, "#pa": dynamo.AttrPendingAttempts}
 	values := map[string]types.AttributeValue{":c": dynamo.Str(c.Content), ":now": dynamo.Str(c.Now.Format(time.RFC3339Nano)),
 		":one": dynamo.Num(1), ":ob": dynamo.Str(dynamo.OutboxEdited), ":skip": &types.AttributeValueMemberBOOL{Value: !mark}}
-	cond := ownerCond(c, names, values) + " AND #c <> :c AND #skip = :skip"
-	if c.IfMatch != 0 {
-		cond += " AND " + dynamo.RevisionCond(names, values, c.IfMatch)
+	cond := ownerCond(c, names, values) + " AND #skip = :skip"
+	switch {
+	case c.SetAttachments:
+		// The attachments were decided on revision c.Base as read: only
+		// that revision may take them (an edit's revision guards its
+		// attachments, which only edits change).
+		cond += " AND " + dynamo.RevisionCond(names, values, c.Base)
+	default:
+		cond += " AND #c <> :c"
+		if c.IfMatch != 0 {
+			cond += " AND " + dynamo.RevisionCond(names, values, c.IfMatch)
+		}
 	}
 	names["#rev"] = dynamo.AttrRevision
 	update := "SET #c = :c, #rev = if_not_exists(#rev, :one) + :one, #ed = :now, #ob = :ob"
@@ -66,17 +79,127 @@ func (s *Store) edit(ctx context.Context, c edits.Change, mark bool) (chat.Messa
 		names["#ps"], names["#pd"] = dynamo.AttrPendingShard, dynamo.AttrPendingDue
 		remove += ", #ps, #pd"
 	}
+	if c.SetAttachments {
+		names["#att"] = dynamo.AttrAttachments
+		if len(c.Attachments) > 0 {
+			av, err := dynamo.AttachmentsValue(c.Attachments)
+			if err != nil {
+				return chat.Message{}, false, false, err
+			}
+			values[":att"] = av
+			update += ", #att = :att"
+		} else {
+			remove += ", #att"
+		}
+	}
+	add := droppedKeys(c.Dropped, names, values)
+	key := dynamo.Key(dynamo.ChanPK(c.ChannelID), dynamo.MessageSK(c.MessageID))
+	if len(c.Claims) > 0 {
+		return s.editWithClaims(ctx, c, &types.Update{TableName: &s.Name, Key: key, ConditionExpression: aws.String(cond),
+			UpdateExpression: aws.String(update + remove + add), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
+	}
 	return s.conditionalUpdate(ctx, "edit message "+c.MessageID, &dynamodb.UpdateItemInput{
-		TableName: &s.Name, Key: dynamo.Key(dynamo.ChanPK(c.ChannelID), dynamo.MessageSK(c.MessageID)),
-		ConditionExpression: aws.String(cond), UpdateExpression: aws.String(update + remove),
+		TableName: &s.Name, Key: key,
+		ConditionExpression: aws.String(cond), UpdateExpression: aws.String(update + remove + add),
 		ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	})
+}
+
+// droppedKeys is the ADD clause that records keys in the item's
+// attachment_keys, "" for none: a set, so that a later deletion of some
+// keys (ClearDroppedKeys) leaves those another write added.
+func droppedKeys(keys []string, names map[string]string, values map[string]types.AttributeValue) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	names["#ak"] = dynamo.AttrAttachmentKeys
+	values[":ak"] = &types.AttributeValueMemberSS{Value: keys}
+	return " ADD #ak :ak"
+}
+
+// editWithClaims writes the edit's update and the claims of c.Claims'
+// uploads in one TransactWriteItems (dynamo.Transact retries a collision
+// with the translation function's save). A failed message condition
+// returns the message as it is (ALL_OLD); a failed claim an
+// *attachments.ClaimError.
+func (s *Store) editWithClaims(ctx context.Context, c edits.Change, up *types.Update) (chat.Message, bool, bool, error) {
+	op := "edit message " + c.MessageID + " (attachments)"
+	m := chat.Message{ID: c.MessageID, ChannelID: c.ChannelID, Author: chat.Author{Type: c.Actor.Type, ID: c.Actor.ID},
+		Attachments: c.Claims}
+	items := append([]types.TransactWriteItem{{Update: up}}, dynamo.ClaimWrites(s.Name, m, c.Now)...)
+	reasons, err := s.Transact(ctx, op, items)
+	switch {
+	case chat.IsCode(err, chat.EConflict):
+		// A collision that outlasted the retries: another write of the
+		// message or of an upload, still in flight.
+		return chat.Message{}, false, false, chat.Unavailable(err)
+	case err != nil:
+		return chat.Message{}, false, false, err
+	case reasons == nil:
+		return chat.Message{}, true, true, nil
+	case dynamo.ConditionFailed(reasons, 0):
+		return oldOf(op, reasons[0].Item)
+	}
+	if err := dynamo.ClaimFailure(reasons, 1, m); err != nil {
+		return chat.Message{}, false, false, err
+	}
+	return chat.Message{}, false, false, chat.Unavailable(fmt.Errorf("dynamo: %s: cancelled (%s)", op, dynamo.ReasonCodes(reasons)))
+}
+
+// oldOf is a refused write's answer from the item as it is (none when
+// there is no such message).
+func oldOf(op string, item map[string]types.AttributeValue) (chat.Message, bool, bool, error) {
+	if len(item) == 0 {
+		return chat.Message{}, false, false, nil
+	}
+	var it dynamo.MessageItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return chat.Message{}, false, false, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
+	}
+	return it.Message(), false, true, nil
+}
+
+// Message implements edits.Store with one consistent GetItem.
+func (s *Store) Message(ctx context.Context, channelID, messageID string) (chat.Message, bool, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: &s.Name,
+		Key: dynamo.Key(dynamo.ChanPK(channelID), dynamo.MessageSK(messageID)), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return chat.Message{}, false, dynamo.Fail("get message "+messageID, err)
+	}
+	m, _, found, err := oldOf("get message "+messageID, out.Item)
+	return m, found, err
+}
+
+// ClearDroppedKeys implements edits.Store with one UpdateItem that deletes
+// keys from the message's attachment_keys (the set's attribute goes with
+// its last key). It removes the outbox attribute too, as the translation
+// function's writes do, so that its stream record is not taken for the
+// edit or deletion again. A message that is gone is not an error.
+func (s *Store) ClearDroppedKeys(ctx context.Context, channelID, messageID string, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	_, err := s.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &s.Name,
+		Key:                       dynamo.Key(dynamo.ChanPK(channelID), dynamo.MessageSK(messageID)),
+		ConditionExpression:       aws.String("attribute_exists(#pk)"),
+		UpdateExpression:          aws.String("DELETE #ak :ak REMOVE #ob"),
+		ExpressionAttributeNames:  map[string]string{"#pk": dynamo.AttrPK, "#ak": dynamo.AttrAttachmentKeys, "#ob": dynamo.AttrOutbox},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":ak": &types.AttributeValueMemberSS{Value: keys}},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil
+	}
+	return dynamo.Fail("clear attachment keys of message "+messageID, err)
 }
 
 // DeleteMessage implements edits.Store with one UpdateItem, as
 // EditMessage: it removes the content, the translated languages, the
 // untranslated marker and the translated_at of the message, and sets
-// deleted_at and deleted_by. Errors: EUnavailable.
+// deleted_at and deleted_by. Without c.Base it holds only for a message
+// without attachments or attachment_keys; with it, at revision c.Base, and it removes the
+// attachments and adds c.Dropped to attachment_keys. Errors: EUnavailable.
 func (s *Store) DeleteMessage(ctx context.Context, c edits.Change) (chat.Message, bool, bool, error) {
 	names := map[string]string{"#c": "content", "#by": dynamo.AttrDeletedBy, "#ob": dynamo.AttrOutbox,
 		"#tl": dynamo.AttrTranslatedLanguages, "#ta": dynamo.AttrTranslatedAt, "#pa": dynamo.AttrPendingAttempts,
@@ -88,7 +211,17 @@ func (s *Store) DeleteMessage(ctx context.Context, c edits.Change) (chat.Message
 	values := map[string]types.AttributeValue{":now": dynamo.Str(c.Now.Format(time.RFC3339Nano)), ":by": by, ":ob": dynamo.Str(dynamo.OutboxDeleted)}
 	cond := ownerCond(c, names, values)
 	key := dynamo.Key(dynamo.ChanPK(c.ChannelID), dynamo.MessageSK(c.MessageID))
-	update := "SET #del = :now, #by = :by, #ob = :ob REMOVE #c, #tl, #ta, #pa, #ps, #pd"
+	names["#att"] = dynamo.AttrAttachments
+	update := "SET #del = :now, #by = :by, #ob = :ob REMOVE #c, #tl, #ta, #pa, #ps, #pd, #att"
+	if c.Base == 0 {
+		// The common case, one write: a message without files. One with
+		// files is refused, and written again with its keys (c.Base).
+		names["#ak"] = dynamo.AttrAttachmentKeys
+		cond += " AND attribute_not_exists(#att) AND attribute_not_exists(#ak)"
+	} else {
+		cond += " AND " + dynamo.RevisionCond(names, values, c.Base)
+	}
+	update += droppedKeys(c.Dropped, names, values)
 	if c.Audit != nil {
 		return s.auditedDelete(ctx, c, key, cond, update, names, values)
 	}
@@ -128,15 +261,7 @@ func (s *Store) auditedDelete(ctx context.Context, c edits.Change, key map[strin
 	}
 	// The cancellation carries the item as it is (ALL_OLD); none when
 	// there is no such message.
-	item := reasons[0].Item
-	if len(item) == 0 {
-		return chat.Message{}, false, false, nil
-	}
-	var it dynamo.MessageItem
-	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-		return chat.Message{}, false, false, chat.Internal(fmt.Errorf("dynamo: %s: %w", op, err))
-	}
-	return it.Message(), false, true, nil
+	return oldOf(op, reasons[0].Item)
 }
 
 // conditionalUpdate runs in and returns the item as it was before, whether

@@ -79,8 +79,8 @@ func bot(wh chat.InboundWebhook, workspaceID string) edits.Actor {
 	return edits.Actor{Type: chat.AuthorBot, ID: wh.ID, Name: wh.BotName, WorkspaceID: workspaceID}
 }
 
-func (b botEditor) EditAsWebhook(ctx context.Context, wh chat.InboundWebhook, workspaceID, channelID, messageID, content, ifMatch string) (chat.MessageView, error) {
-	return b.e.Edit(ctx, bot(wh, workspaceID), channelID, messageID, content, ifMatch)
+func (b botEditor) EditAsWebhook(ctx context.Context, wh chat.InboundWebhook, workspaceID, channelID, messageID string, body edits.Body, ifMatch string) (chat.MessageView, error) {
+	return b.e.Edit(ctx, bot(wh, workspaceID), channelID, messageID, body, ifMatch)
 }
 
 func (b botEditor) DeleteAsWebhook(ctx context.Context, wh chat.InboundWebhook, workspaceID, channelID, messageID string) error {
