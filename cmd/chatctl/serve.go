@@ -174,6 +174,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	os.Setenv(awsenv.EnvQueueURL, queueURL)
 	// The functions' bucket is the one created from the template.
 	os.Setenv(awsenv.EnvBucket, res.AttachmentsBucket)
+	a.Bucket = res.AttachmentsBucket
 	// What the event source mappings do in AWS, with the template's
 	// settings and timeouts: relay message inserts from the table's stream
 	// to the queue.

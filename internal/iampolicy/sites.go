@@ -19,7 +19,7 @@ const module = "github.com/chatbridge/chat"
 
 // AdapterPackages are the packages whose functions make the AWS calls: a
 // call's sites are its stack's frames in them.
-var AdapterPackages = []string{module + "/pkg/dynamo", module + "/pkg/sqsqueue", module + "/pkg/wsapi"}
+var AdapterPackages = []string{module + "/pkg/dynamo", module + "/pkg/sqsqueue", module + "/pkg/wsapi", module + "/pkg/s3bucket"}
 
 // closureSuffix is what the compiler appends to a function's name for the
 // closures, goroutines and deferred calls inside it.

@@ -60,6 +60,7 @@ func newWorld(t *testing.T, quota int) *world {
 		t.Fatalf("complete fixture: %v", err)
 	}
 	a := app.New(st.AWS, st.Table)
+	a.Bucket = st.Bucket
 	a.CursorKey = []byte("test-cursor-key-0123456789abcdef")
 	if err := storetest.New(a.DB, a.Table).Fixture.Apply(context.Background(), doc, now); err != nil {
 		t.Fatalf("apply fixture: %v", err)
