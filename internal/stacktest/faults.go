@@ -137,7 +137,11 @@ func (f *Faults) install(cfg *aws.Config) {
 				return out, md, err
 			}), middleware.Before)
 	}, func(stack *middleware.Stack) error {
-		// After the SDK's retry middleware: once per attempt.
+		// After the SDK's retry middleware: once per attempt. A presigned
+		// request has no retry step and makes no call: nothing to inject.
+		if _, ok := stack.Finalize.Get("Retry"); !ok {
+			return nil
+		}
 		return stack.Finalize.Insert(middleware.FinalizeMiddlewareFunc("InjectAttemptFaults",
 			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
 				out, md, err := next.HandleFinalize(ctx, in)

@@ -76,6 +76,12 @@ type Counter struct {
 func Count(cfg *aws.Config) *Counter {
 	c := &Counter{calls: map[string]int{}}
 	cfg.APIOptions = append(cfg.APIOptions, func(stack *middleware.Stack) error {
+		// A presigned request (S3's presigned POST and GET) is signed
+		// here and sent by someone else: its stack has no retry step, and
+		// it is no call of the service's.
+		if _, ok := stack.Finalize.Get("Retry"); !ok {
+			return nil
+		}
 		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("CountCalls",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				op := middleware.GetServiceID(ctx) + "." + middleware.GetOperationName(ctx)
