@@ -388,6 +388,7 @@
     if (r.status === 201) {
       $("content").value = "";
       for (const i of ready) dropPending(i);
+      syncSend();
       upsert(r.data.data);
       return;
     }
