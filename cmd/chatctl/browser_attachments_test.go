@@ -88,9 +88,9 @@ func joinGuest(t *testing.T, tab context.Context, page, nickname, lang string) {
 // TestGuestPageAttachmentsInChromium: a guest on a phone-width screen
 // attaches a PNG (its upload's progress shown, S3 answering the page's
 // presigned POST), describes it and posts it; another guest reading
-// French on a wide screen sees it inline, fitting the bubble, with its alt
-// text, then with the alt text's translation when it lands (a
-// message.updated push); a text file is a link with its name (markup
+// French on a wide screen sees it inline (a realtime push), fitting the
+// bubble, with its alt text, and still when the message's translation
+// lands (a message.updated push); a text file is a link with its name (markup
 // shown as text) and size; a file of a refused type is refused next to
 // it and blocks the send until removed; a deleted message shows no file.
 // Nothing loads from outside the test server and the bucket, and the
@@ -179,13 +179,18 @@ func TestGuestPageAttachmentsInChromium(t *testing.T) {
 	var id string
 	runIn(t, elodie, "the message's id", chromedp.Evaluate(`(`+theirs+`).id.slice(2)`, &id))
 
-	// The alt text's translation lands: the push updates Élodie's image.
-	const french = "Un chat orange qui dort à la fenêtre"
+	// The message's translation lands (TRANSLATOR=none here; the test
+	// stores it as the translation function would): the message.updated
+	// push renders Élodie's message anew, in French, its image still shown
+	// with its alt text (no translation of it is stored: the original).
+	const french = "Regardez qui est venu nous voir"
 	if err := storetest.New(s.a.DB, s.a.Table).Translation.SaveTranslations(context.Background(), demoSupport, id,
-		[]chat.Translation{{MessageID: id, Language: "fr", Content: "Regardez qui est venu nous voir", SourceLanguage: "es", CreatedAt: time.Now(), AltTexts: []string{french}}}, true); err != nil {
+		[]chat.Translation{{MessageID: id, Language: "fr", Content: french, SourceLanguage: "es", CreatedAt: time.Now()}}, true); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, elodie, "Élodie reads the alt text in French", `document.querySelector("#m-`+id+` .attachments img")?.alt === `+js(french)+` && document.querySelector("#m-`+id+` .attachments img").complete`)
+	theirs = `document.getElementById("m-` + id + `")`
+	waitFor(t, elodie, "Élodie reads the message in French", `document.querySelector("#m-`+id+` .content")?.textContent === `+js(french))
+	shown(elodie, "Élodie, after the push", alt)
 	shown(marta, "Marta, still", alt)
 	screenshot(t, marta, shots, "guest-attach-es-390px.png")
 	screenshot(t, elodie, shots, "guest-attach-fr-1280px.png")
