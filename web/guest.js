@@ -651,7 +651,14 @@
         img.addEventListener("error", () => {
           const note = Object.assign(document.createElement("span"), { className: "meta", textContent: "Image unavailable: " + a.filename });
           img.replaceWith(note);
-          refreshLinks();
+          // Its link expired (or this clock is off): read it anew, once per
+          // file unless the link is past its time, so that a file gone
+          // for good does not re-read the room over and over.
+          const until = Date.parse(a.url_expires_at || "");
+          if (!retried.has(a.id) || (until && Date.now() > until - 5000)) {
+            retried.add(a.id);
+            refreshLinks();
+          }
         });
         img.src = a.url;
         item.append(img);
@@ -688,6 +695,7 @@
   // at the same revision render again), at most once every 30 s unless
   // asked for.
   let refreshedAt = 0;
+  const retried = new Set(); // attachment ids whose image failed once
   function refreshLinks(now) {
     if (!now && Date.now() - refreshedAt < 30000) return Promise.resolve();
     refreshedAt = Date.now();
