@@ -206,7 +206,9 @@
     n.textContent = message;
     n.hidden = false;
     $("content").disabled = true;
-    $("post").querySelector("button").disabled = true;
+    $("send").disabled = true;
+    $("attach").disabled = true;
+    for (const item of pending) if (item.xhr) item.xhr.abort();
     say("Room closed.");
     n.setAttribute("tabindex", "-1");
     n.focus();
@@ -277,6 +279,7 @@
     content.textContent = v.deleted ? "This message was deleted." : v.content;
     if (v.edited_at && !v.deleted) content.append(Object.assign(document.createElement("span"), { className: "meta", textContent: " (edited)" }));
     li.append(meta, content);
+    if (!v.deleted && v.attachments && v.attachments.length) li.append(renderAttachments(v));
     if (mine && !v.deleted) li.append(ownActions(li, v));
     if (v.translated && !v.deleted) {
       const label = document.createElement("span");
@@ -362,12 +365,340 @@
     ev.preventDefault();
     const err = $("post-error");
     err.textContent = "";
+    if (closed) return;
     const content = $("content").value;
-    if (!content.trim()) { err.textContent = "Write a message first."; return; }
-    const r = await api("POST", "/messages", { content }).catch(() => ({ status: 0 }));
-    if (r.status === 201) { $("content").value = ""; upsert(r.data.data); return; }
+    if (pending.some((i) => i.state === "uploading")) { err.textContent = "Wait for the files to finish uploading."; return; }
+    if (pending.some((i) => i.state === "failed")) { err.textContent = "Remove the files that could not be uploaded first."; return; }
+    const ready = pending.filter((i) => i.state === "done");
+    if (!content.trim() && !ready.length) { err.textContent = "Write a message or attach a file first."; return; }
+    const body = { content };
+    if (ready.length) {
+      body.attachments = ready.map((i) => {
+        const a = { upload_id: i.uploadId };
+        const alt = i.alt.value.trim();
+        if (alt) a.alt_text = alt;
+        return a;
+      });
+    }
+    sending = true;
+    syncSend();
+    const r = await api("POST", "/messages", body).catch(() => ({ status: 0 }));
+    sending = false;
+    syncSend();
+    if (r.status === 201) {
+      $("content").value = "";
+      for (const i of ready) dropPending(i);
+      syncSend();
+      upsert(r.data.data);
+      return;
+    }
     if (r.status === 410) { end("This room has been closed. You can no longer read or post here."); return; }
     if (r.status === 429) { err.textContent = "You are sending too fast. Try again in " + (r.retryAfter || "a few") + " seconds."; return; }
+    // An attachment's problem ("Attachment 2 (upload ...) ...") shows next
+    // to that file too.
+    const about = r.data && r.data.errors && r.data.errors.attachments;
+    if (about) {
+      for (const m of about) {
+        const n = /^Attachment (\d+)\b/.exec(m);
+        if (n && ready[+n[1] - 1]) ready[+n[1] - 1].error.textContent = m;
+      }
+    }
     err.textContent = firstError(r.data, "The message could not be sent. Please try again.");
   });
+
+  // ---- Attachments (contract section 17) ----
+  // A file goes to the bucket with the presigned POST the API hands out,
+  // from this page (XMLHttpRequest, for its progress), then the post names
+  // its upload. The server judges every file again: these checks only
+  // spare a round trip.
+  const maxFiles = 10;
+  const maxSize = 25000000;
+  const maxAlt = 1000;
+  const types = {
+    "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "application/pdf": "pdf",
+    "text/plain": "txt", "text/csv": "csv", "application/json": "json", "application/zip": "zip",
+  };
+  const byExtension = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", pdf: "application/pdf",
+    txt: "text/plain", csv: "text/csv", json: "application/json", zip: "application/zip" };
+  const pending = []; // the files of the message being written, in order
+  let sending = false;
+
+  // humanSize is a size in decimal units, as the limits are written.
+  function humanSize(n) {
+    if (n < 1000) return n + " B";
+    if (n < 1e6) return (n / 1e3).toFixed(1) + " kB";
+    return (n / 1e6).toFixed(1) + " MB";
+  }
+
+  // typeOf is the accepted type of file: its own, or its extension's when
+  // the browser does not know it (or names it otherwise, as some systems
+  // do CSV); "" for none.
+  function typeOf(file, name) {
+    if (types[file.type]) return file.type;
+    const ext = (/\.([A-Za-z0-9]+)$/.exec(name) || [])[1];
+    return (ext && byExtension[ext.toLowerCase()]) || "";
+  }
+
+  // cleanName keeps a file's name, with what the API refuses (separators,
+  // control and formatting characters) replaced, at most 255 characters
+  // (the extension kept).
+  function cleanName(name) {
+    let n = [...String(name || "").replace(/[\/\\\p{Cc}\p{Cf}\u2028\u2029\uFFFE\uFFFF]/gu, "_")];
+    if (n.length > 255) {
+      const dot = n.lastIndexOf(".");
+      const ext = dot > 0 && n.length - dot <= 16 ? n.slice(dot) : [];
+      n = n.slice(0, 255 - ext.length).concat(ext);
+    }
+    const s = n.join("");
+    return s.replace(/[. ]/g, "") === "" ? "file" : s;
+  }
+
+  function syncSend() {
+    const busy = pending.some((i) => i.state === "uploading");
+    $("send").disabled = closed || sending || busy;
+    $("attach").disabled = closed;
+    $("pending").hidden = pending.length === 0;
+  }
+
+  function addFiles(files) {
+    if (closed || !token) return;
+    for (const file of files) {
+      if (pending.length >= maxFiles) {
+        $("post-error").textContent = "A message carries at most " + maxFiles + " files.";
+        break;
+      }
+      addPending(file);
+    }
+    syncSend();
+  }
+
+  function addPending(file) {
+    const name = cleanName(file.name);
+    const type = typeOf(file, name);
+    const item = { file, name, type, state: "uploading", uploadId: "", xhr: null };
+    const li = document.createElement("li");
+    item.li = li;
+    const head = document.createElement("div");
+    head.className = "pending-head";
+    const fn = Object.assign(document.createElement("span"), { className: "filename", textContent: name });
+    const size = Object.assign(document.createElement("span"), { className: "size", textContent: humanSize(file.size) });
+    const remove = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: "Remove" });
+    remove.setAttribute("aria-label", "Remove " + name);
+    remove.addEventListener("click", () => {
+      if (item.xhr) item.xhr.abort();
+      const next = li.nextElementSibling || li.previousElementSibling;
+      dropPending(item);
+      syncSend();
+      (next && next.querySelector("button")) ? next.querySelector("button").focus() : $("content").focus();
+    });
+    head.append(fn, " ", size, " ", remove);
+    const progress = document.createElement("progress");
+    progress.max = 100;
+    progress.value = 0;
+    progress.setAttribute("aria-label", "Uploading " + name);
+    item.progress = progress;
+    const alt = document.createElement("input");
+    alt.type = "text";
+    alt.maxLength = maxAlt;
+    alt.className = "alt";
+    const image = type.startsWith("image/");
+    alt.placeholder = image ? "Describe the image" : "Describe the file (optional)";
+    alt.setAttribute("aria-label", (image ? "Describe the image " : "Describe the file ") + name);
+    alt.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && !ev.isComposing) { ev.preventDefault(); $("post").requestSubmit(); }
+    });
+    item.alt = alt;
+    const error = Object.assign(document.createElement("p"), { className: "error" });
+    error.setAttribute("role", "alert");
+    item.error = error;
+    li.append(head, progress, alt, error);
+    $("pending").append(li);
+    pending.push(item);
+    let problem = "";
+    if (!type) problem = "This type of file cannot be sent: only images (PNG, JPEG, GIF, WebP), PDF, text, CSV, JSON or ZIP.";
+    else if (file.size < 1) problem = "This file is empty.";
+    else if (file.size > maxSize) problem = "This file is too large: " + humanSize(file.size) + ", at most 25 MB.";
+    if (problem) { fail(item, problem); return; }
+    upload(item);
+  }
+
+  function dropPending(item) {
+    const at = pending.indexOf(item);
+    if (at >= 0) pending.splice(at, 1);
+    item.state = "removed";
+    item.li.remove();
+  }
+
+  function fail(item, why) {
+    if (item.state === "removed") return;
+    item.state = "failed";
+    item.xhr = null;
+    item.progress.hidden = true;
+    item.li.classList.add("failed");
+    item.error.textContent = why;
+    syncSend();
+  }
+
+  async function upload(item) {
+    const r = await api("POST", "/uploads", { filename: item.name, content_type: item.type, size: item.file.size }).catch(() => ({ status: 0 }));
+    if (item.state === "removed") return;
+    if (r.status === 410) { end("This room has been closed. You can no longer read or post here."); return; }
+    if (r.status === 429) { fail(item, "Too many uploads. Remove this file and try again in " + (r.retryAfter || "a few") + " seconds."); return; }
+    if (r.status !== 201 || !r.data || !r.data.data) { fail(item, firstError(r.data, "The file could not be uploaded. Remove it and try again.")); return; }
+    const form = r.data.data;
+    item.uploadId = form.upload_id;
+    const fd = new FormData();
+    // Every field of the form first, the file last: S3 reads no field
+    // after the file.
+    for (const [k, v] of Object.entries(form.fields || {})) fd.append(k, v);
+    fd.append("file", item.file, item.name);
+    const xhr = new XMLHttpRequest();
+    item.xhr = xhr;
+    xhr.open(form.method || "POST", form.url);
+    xhr.upload.addEventListener("progress", (e) => {
+      if (e.lengthComputable) item.progress.value = Math.round((e.loaded / e.total) * 100);
+    });
+    xhr.addEventListener("load", () => {
+      if (item.state === "removed") return;
+      if (xhr.status >= 200 && xhr.status < 300) {
+        item.state = "done";
+        item.xhr = null;
+        item.progress.value = 100;
+        item.progress.setAttribute("aria-label", "Uploaded " + item.name);
+        item.li.classList.add("done");
+        syncSend();
+        return;
+      }
+      fail(item, "The storage refused the file" + storageReason(xhr) + ". Remove it and try again.");
+    });
+    xhr.addEventListener("error", () => fail(item, "The file could not be uploaded (network error). Remove it and try again."));
+    xhr.addEventListener("timeout", () => fail(item, "The upload took too long. Remove the file and try again."));
+    xhr.send(fd);
+  }
+
+  // storageReason is S3's own words from its XML error, read as text.
+  function storageReason(xhr) {
+    try {
+      const doc = new DOMParser().parseFromString(xhr.responseText || "", "application/xml");
+      const m = doc.querySelector("Message");
+      const code = doc.querySelector("Code");
+      const text = (m && m.textContent) || (code && code.textContent) || "";
+      if (text) return ": " + text.slice(0, 200);
+    } catch (e) { /* not XML */ }
+    return xhr.status ? " (" + xhr.status + ")" : "";
+  }
+
+  $("attach").addEventListener("click", () => $("file").click());
+  $("file").addEventListener("change", () => {
+    addFiles([...$("file").files]);
+    $("file").value = "";
+  });
+
+  // A pasted image (a screenshot) is attached, named after the time.
+  $("content").addEventListener("paste", (ev) => {
+    const data = ev.clipboardData;
+    if (!data) return;
+    const files = [];
+    for (const it of data.items || []) {
+      if (it.kind !== "file") continue;
+      const f = it.getAsFile();
+      if (!f) continue;
+      if (f.type.startsWith("image/") && (!f.name || f.name === "image.png")) {
+        const stamp = new Date().toISOString().replace(/\.\d+Z$/, "").replace(/[-:]/g, "").replace("T", "-");
+        files.push(new File([f], "screenshot-" + stamp + "." + (types[f.type] || "png"), { type: f.type }));
+      } else files.push(f);
+    }
+    if (!files.length) return;
+    if (![...(data.types || [])].includes("text/plain")) ev.preventDefault();
+    addFiles(files);
+  });
+
+  // Files dropped on the composer are attached.
+  $("post").addEventListener("dragover", (ev) => {
+    if (closed || !ev.dataTransfer || ![...ev.dataTransfer.types].includes("Files")) return;
+    ev.preventDefault();
+    ev.dataTransfer.dropEffect = "copy";
+    $("post").classList.add("dropping");
+  });
+  $("post").addEventListener("dragleave", () => $("post").classList.remove("dropping"));
+  $("post").addEventListener("drop", (ev) => {
+    $("post").classList.remove("dropping");
+    if (!ev.dataTransfer || !ev.dataTransfer.files.length) return;
+    ev.preventDefault();
+    addFiles([...ev.dataTransfer.files]);
+  });
+
+  // renderAttachments shows a message's files: images inline, with their
+  // alt text in the reader's language; other files as links to download.
+  // Filenames and alt texts are user content: text only, never markup.
+  function renderAttachments(v) {
+    const ul = document.createElement("ul");
+    ul.className = "attachments";
+    ul.setAttribute("aria-label", "Attached files");
+    for (const a of v.attachments) {
+      const item = document.createElement("li");
+      const alt = a.alt_text || "";
+      if (a.url && String(a.content_type || "").startsWith("image/")) {
+        item.className = "image";
+        const img = document.createElement("img");
+        img.alt = alt || a.filename;
+        img.title = alt || a.filename;
+        img.decoding = "async";
+        img.addEventListener("load", () => {
+          // Still at the newest message: stay there as the image grows.
+          if (list.scrollHeight - list.scrollTop - list.clientHeight - img.offsetHeight < 48) list.scrollTop = list.scrollHeight;
+        });
+        img.addEventListener("error", () => {
+          const note = Object.assign(document.createElement("span"), { className: "meta", textContent: "Image unavailable: " + a.filename });
+          img.replaceWith(note);
+          // Its link expired (or this clock is off): read it anew, once per
+          // file unless the link is past its time, so that a file gone
+          // for good does not re-read the room over and over.
+          const until = Date.parse(a.url_expires_at || "");
+          if (!retried.has(a.id) || (until && Date.now() > until - 5000)) {
+            retried.add(a.id);
+            refreshLinks();
+          }
+        });
+        img.src = a.url;
+        item.append(img);
+      } else {
+        item.className = "file";
+        let name;
+        if (a.url) {
+          name = document.createElement("a");
+          name.href = a.url;
+          name.rel = "noopener noreferrer";
+          name.setAttribute("download", a.filename);
+          name.addEventListener("click", (ev) => {
+            // An expired link is refused by the bucket: read it anew first.
+            const until = Date.parse(a.url_expires_at || "");
+            if (until && Date.now() > until - 5000) {
+              ev.preventDefault();
+              say("The link to " + a.filename + " expired; getting a new one…");
+              refreshLinks(true).then(() => say("The link to " + a.filename + " is renewed: open it again."));
+            }
+          });
+        } else name = document.createElement("span");
+        name.className = "filename";
+        name.textContent = a.filename;
+        const size = Object.assign(document.createElement("span"), { className: "size", textContent: " (" + humanSize(a.size) + ")" });
+        item.append(name, size);
+        if (alt) item.append(Object.assign(document.createElement("span"), { className: "meta", textContent: " — " + alt }));
+      }
+      ul.append(item);
+    }
+    return ul;
+  }
+
+  // refreshLinks reads the newest messages anew, with fresh links (views
+  // at the same revision render again), at most once every 30 s unless
+  // asked for.
+  let refreshedAt = 0;
+  const retried = new Set(); // attachment ids whose image failed once
+  function refreshLinks(now) {
+    if (!now && Date.now() - refreshedAt < 30000) return Promise.resolve();
+    refreshedAt = Date.now();
+    return load();
+  }
 })();

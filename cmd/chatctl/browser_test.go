@@ -27,9 +27,11 @@ import (
 // request is intercepted (the fetch domain) and every request and
 // WebSocket watched (the network domain); any other origin fails the test.
 type browser struct {
-	t       *testing.T
-	path    string
-	origin  string
+	t      *testing.T
+	path   string
+	origin string
+	// also are other origins the pages may load from (the bucket's).
+	also    []string
 	mu      sync.Mutex
 	foreign []string
 	// problems are script exceptions and Content-Security-Policy reports.
@@ -91,6 +93,11 @@ func (b *browser) allowed(u string) bool {
 	}
 	if p.Scheme == "data" || p.Scheme == "about" {
 		return true
+	}
+	for _, a := range b.also {
+		if o, _ := url.Parse(a); p.Scheme == o.Scheme && p.Host == o.Host {
+			return true
+		}
 	}
 	o, _ := url.Parse(b.origin)
 	return (p.Scheme == "http" || p.Scheme == "ws") && p.Host == o.Host

@@ -44,11 +44,14 @@ type realtimeServer struct {
 	rt     *localRealtime
 }
 
-func startRealtimeServer(t *testing.T) *realtimeServer {
+func startRealtimeServer(t *testing.T, opts ...func(*app.App)) *realtimeServer {
 	t.Helper()
 	st, _ := wiringtest.Demo(t)
 	a := app.New(st.AWS, st.Table)
 	a.CursorKey = []byte("realtime-test-cursor-key-0123456789")
+	for _, o := range opts { // before the handlers are built
+		o(a)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	st.AsApp(a) // each function signs as itself, as under chatctl serve

@@ -26,18 +26,26 @@ var guestAssets = map[string]string{
 // it only tells the room's id and the realtime API's URL to its script,
 // which joins, reads and posts through the guest API. realtimeURL is the
 // WebSocket API's URL (wss://...), or "" for this origin's /realtime
-// (chatctl serve). Every answer carries a strict Content-Security-Policy:
-// nothing loads but this origin's script and stylesheet, and the only
-// connections are to this origin and the realtime API. A room id that is
-// not a ULID, or an unknown file, is a JSON 404.
-func GuestPageHandler(realtimeURL string) http.Handler {
-	connect := "'self'"
+// (chatctl serve). bucketOrigin is the attachments bucket's origin
+// (BucketOrigin), where the page uploads files and shows images from, or
+// "" for none. Every answer carries a strict Content-Security-Policy:
+// nothing loads but this origin's script and stylesheet and the bucket's
+// images, and the only connections are to this origin, the bucket and the
+// realtime API. A room id that is not a ULID, or an unknown file, is a
+// JSON 404.
+func GuestPageHandler(realtimeURL, bucketOrigin string) http.Handler {
+	connect, img := "'self'", "'self'"
+	if u, err := url.Parse(bucketOrigin); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" &&
+		bucketOrigin == u.Scheme+"://"+u.Host {
+		connect += " " + bucketOrigin
+		img += " " + bucketOrigin
+	}
 	if u, err := url.Parse(realtimeURL); err == nil && (u.Scheme == "wss" || u.Scheme == "ws") && u.Host != "" {
 		connect += " " + u.Scheme + "://" + u.Host
 	} else {
 		realtimeURL = ""
 	}
-	csp := "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src " + connect +
+	csp := "default-src 'none'; script-src 'self'; style-src 'self'; img-src " + img + "; connect-src " + connect +
 		"; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 	secure := func(w http.ResponseWriter) {
 		h := w.Header()
