@@ -69,7 +69,7 @@ func TestOversizedTranslationShowsTheOriginal(t *testing.T) {
 		{"just over", strings.Repeat("<", (httpapi.MaxItemBytes-240_000)/6), false},
 		{"400 KB of '<'", strings.Repeat("<", 400_000), false},
 	} {
-		v := rooms.ViewOf(m, map[string]string{"es": tc.text}, "es-ES")
+		v := rooms.ViewOf(m, map[string]chat.Translation{"es": {Language: "es", Content: tc.text}}, "es-ES")
 		if !v.Translated {
 			t.Fatalf("%s: the view builder did not pick the translation", tc.name)
 		}

@@ -76,19 +76,20 @@ func (f *fakeSender) Close(_ context.Context, id string) error {
 
 type fakeTranslations struct {
 	calls, keys int
-	stored      map[string]string // language -> content
+	stored      map[string]string   // language -> content
+	alts        map[string][]string // language -> alt texts
 }
 
-func (f *fakeTranslations) Translations(_ context.Context, ids, langs []string) (map[string]map[string]string, error) {
+func (f *fakeTranslations) Translations(_ context.Context, ids, langs []string) (map[string]map[string]chat.Translation, error) {
 	f.calls++
 	f.keys += len(ids)
-	out := map[string]map[string]string{}
+	out := map[string]map[string]chat.Translation{}
 	for i, id := range ids {
 		if c, ok := f.stored[langs[i]]; ok {
 			if out[id] == nil {
-				out[id] = map[string]string{}
+				out[id] = map[string]chat.Translation{}
 			}
-			out[id][langs[i]] = c
+			out[id][langs[i]] = chat.Translation{MessageID: id, Language: langs[i], Content: c, AltTexts: f.alts[langs[i]]}
 		}
 	}
 	return out, nil

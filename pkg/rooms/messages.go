@@ -51,9 +51,10 @@ type MessageReader interface {
 	ListMessages(ctx context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error)
 	// Translations returns the stored translation of each message
 	// messageIDs[i] into languages[i] (the two are parallel: one key per
-	// message), as message id -> language -> content. Pairs without a
-	// translation are absent. Errors: EUnavailable when storage failed.
-	Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]string, error)
+	// message), as message id -> language -> translation (its content and
+	// alt texts). Pairs without a translation are absent. Errors:
+	// EUnavailable when storage failed.
+	Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]chat.Translation, error)
 }
 
 // Poster posts a guest's messages into its room's channel.
@@ -139,11 +140,22 @@ func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, 
 // language serves them better than any of those, when none serves them, or
 // when the chosen translation is not in translations. A message posted with
 // skip_translation is always the original, and so is a translation that
-// is the original (translated is true only when the text shown differs).
-func ViewOf(m chat.Message, translations map[string]string, tag string) chat.MessageView {
+// is the original (translated is true only when the content or an alt text
+// shown differs). The translation's alt texts are the view's when there is
+// one per attachment.
+func ViewOf(m chat.Message, translations map[string]chat.Translation, tag string) chat.MessageView {
 	if lang, ok := pick(m, tag); ok {
-		if text, ok := translations[lang]; ok && text != m.Content {
-			return chat.MessageView{Message: m, Content: text, Language: lang, Translated: true}
+		if tr, ok := translations[lang]; ok {
+			v := chat.MessageView{Message: m, Content: tr.Content, Language: lang, Translated: tr.Content != m.Content}
+			if len(tr.AltTexts) > 0 && len(tr.AltTexts) == len(m.Attachments) {
+				v.AltTexts = tr.AltTexts
+				for i, a := range m.Attachments {
+					v.Translated = v.Translated || tr.AltTexts[i] != "" && tr.AltTexts[i] != a.AltText
+				}
+			}
+			if v.Translated {
+				return v
+			}
 		}
 	}
 	return chat.OriginalView(m)
