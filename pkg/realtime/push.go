@@ -442,7 +442,7 @@ func (p *Pusher) messageSends(ctx context.Context, c Change, conns []Connection)
 			continue
 		}
 		view := rooms.ViewOf(m, trs[m.ID], tag)
-		if c.Kind == MessageChanged && !view.Translated {
+		if c.Kind == MessageChanged && !view.ShowsTranslation() {
 			continue // the translation is not readable yet: no update
 		}
 		b, err := p.payload(typ, view)

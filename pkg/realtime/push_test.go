@@ -273,8 +273,8 @@ func TestPushEditsAndDeletions(t *testing.T) {
 
 // TestPushCarriesAltTexts: the translation of a message that is only an
 // attachment lands as a message.updated whose alt text is in the reader's
-// language, as the API renders it; the source language's reader gets
-// nothing new.
+// language, as the API renders it (its content, the original, is not
+// translated); the source language's reader gets nothing new.
 func TestPushCarriesAltTexts(t *testing.T) {
 	store := &fakeStore{}
 	for i, lang := range []string{"en", "es"} {
@@ -295,7 +295,7 @@ func TestPushCarriesAltTexts(t *testing.T) {
 		t.Fatalf("en reader: %q, want nothing new", got)
 	}
 	got := sender.sent["c1"]
-	if len(got) != 1 || !strings.Contains(got[0], `"type":"message.updated"`) || !strings.Contains(got[0], `"translated":true`) ||
+	if len(got) != 1 || !strings.Contains(got[0], `"type":"message.updated"`) || !strings.Contains(got[0], `"translated":false`) ||
 		!strings.Contains(got[0], `"alt_text":"Captura de config.yaml","original_alt_text":"Screenshot of config.yaml"`) {
 		t.Fatalf("es reader: %q, want message.updated with the Spanish alt text", got)
 	}

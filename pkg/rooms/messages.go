@@ -140,25 +140,32 @@ func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, 
 // language serves them better than any of those, when none serves them, or
 // when the chosen translation is not in translations. A message posted with
 // skip_translation is always the original, and so is a translation that
-// is the original (translated is true only when the content or an alt text
-// shown differs). The translation's alt texts are the view's when there is
-// one per attachment.
+// is the original (translated is true only when the content shown
+// differs). The translation's alt texts are the view's when there is one
+// per attachment and one of them differs from the original, also when
+// the content is not translated (a message that is only attachments).
 func ViewOf(m chat.Message, translations map[string]chat.Translation, tag string) chat.MessageView {
-	if lang, ok := pick(m, tag); ok {
-		if tr, ok := translations[lang]; ok {
-			v := chat.MessageView{Message: m, Content: tr.Content, Language: lang, Translated: tr.Content != m.Content}
-			if len(tr.AltTexts) > 0 && len(tr.AltTexts) == len(m.Attachments) {
+	v := chat.OriginalView(m)
+	lang, ok := pick(m, tag)
+	if !ok {
+		return v
+	}
+	tr, ok := translations[lang]
+	if !ok {
+		return v
+	}
+	if tr.Content != m.Content {
+		v.Content, v.Language, v.Translated = tr.Content, lang, true
+	}
+	if len(tr.AltTexts) == len(m.Attachments) {
+		for i, a := range m.Attachments {
+			if tr.AltTexts[i] != "" && tr.AltTexts[i] != a.AltText {
 				v.AltTexts = tr.AltTexts
-				for i, a := range m.Attachments {
-					v.Translated = v.Translated || tr.AltTexts[i] != "" && tr.AltTexts[i] != a.AltText
-				}
-			}
-			if v.Translated {
-				return v
+				break
 			}
 		}
 	}
-	return chat.OriginalView(m)
+	return v
 }
 
 // pick returns the language of m's stored translation that serves a reader
