@@ -64,10 +64,11 @@ type Memory interface {
 // The content, and each attachment's alt text alike, is parsed into
 // translation units (a sentence of a line, a list item, a table cell) and
 // protected spans (package protect): code, links, mentions, emoji, paths,
-// identifiers, numbers, the workspace's names and glossary terms. Spans never reach a translator and come back
-// byte-identical (fixed glossary terms rendered for the target). A message
-// with nothing to translate (only spans, emoji, chat shorthand) costs no
-// translator call and no budget.
+// identifiers, numbers, the workspace's names and glossary terms. Spans
+// never reach a translator and come back byte-identical (fixed glossary
+// terms rendered for the target). A message with nothing to translate
+// (only spans, emoji, chat shorthand, in its content and alt texts) costs
+// no translator call and no budget.
 //
 // The message's language, and each sentence's when it is long enough, is
 // found by the Detector (else it is the job's SourceLanguage), from its
@@ -130,7 +131,7 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 	// (contract section 17: alt texts are translated like the content).
 	texts := append([]string{stored.Content}, stored.AltTexts...)
 	var vocab Vocabulary
-	if s.Lexicon != nil && slices.ContainsFunc(texts, func(t string) bool { return t != "" }) {
+	if s.Lexicon != nil && anyText(texts) {
 		if vocab, err = s.Lexicon.Vocabulary(ctx, job.WorkspaceID); err != nil {
 			return fmt.Errorf("translation: names and glossary of workspace %s: %w", job.WorkspaceID, err)
 		}
@@ -639,7 +640,7 @@ func (p *plan) assemble(ctx context.Context) []chat.Translation {
 			p.failed.Errs = append(p.failed.Errs, failed)
 			continue
 		}
-		if !slices.ContainsFunc(out, func(t string) bool { return t != "" }) {
+		if !anyText(out) {
 			continue // nothing changed: readers read the original, translated false
 		}
 		tr := chat.Translation{MessageID: p.job.MessageID, Language: w.target, Content: out[0],
@@ -647,7 +648,7 @@ func (p *plan) assemble(ctx context.Context) []chat.Translation {
 		if tr.Content == "" {
 			tr.Content = p.job.Content
 		}
-		if slices.ContainsFunc(out[1:], func(t string) bool { return t != "" }) {
+		if anyText(out[1:]) {
 			tr.AltTexts = out[1:]
 		}
 		// The bound is on the item's text, the content and alt texts together.
@@ -662,9 +663,9 @@ func (p *plan) assemble(ctx context.Context) []chat.Translation {
 }
 
 // restore restores text i's translation into target from its units'
-// answers. It returns the original text when a unit's spans do not come
-// back or the text does not restore, and the error of a unit whose call
-// failed (the target is then retried).
+// answers: a unit whose spans do not come back is left as written, and the
+// text is the original when it does not restore. Its error is that of a
+// unit whose call failed (the target is then retried).
 func (p *plan) restore(ctx context.Context, target string, i int, pc *piece) (string, error) {
 	texts := make([]string, len(pc.forms))
 	for u, k := range pc.keys {
@@ -693,6 +694,11 @@ func (p *plan) restore(ctx context.Context, target string, i int, pc *piece) (st
 		return p.texts[i], nil
 	}
 	return text, nil
+}
+
+// anyText reports whether some text of texts is not "".
+func anyText(texts []string) bool {
+	return slices.ContainsFunc(texts, func(t string) bool { return t != "" })
 }
 
 // textBytes is the length of texts together, in bytes.
