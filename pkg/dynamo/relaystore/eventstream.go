@@ -96,7 +96,9 @@ func (s *Store) EventTranslations(ctx context.Context, messageID string) (map[st
 			if err := attributevalue.UnmarshalMap(av, &it); err != nil {
 				return nil, chat.Internal(fmt.Errorf("dynamo: translations of %s: %w", messageID, err))
 			}
-			out[it.Language] = chat.Translation{MessageID: messageID, Language: it.Language, Content: it.Content, AltTexts: it.AltTexts}
+			tr := it.Translation()
+			tr.MessageID = messageID // not projected: the key says it
+			out[it.Language] = tr
 		}
 	}
 	return out, nil
