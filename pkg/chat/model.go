@@ -384,10 +384,16 @@ type MessageView struct {
 	// SourceLanguage.
 	Language   string
 	Translated bool
-	// AltTexts are the attachments' alt texts in Language, parallel to
-	// Message.Attachments; nil reads each attachment's own AltText.
+	// AltTexts are the attachments' alt texts in the reader's language,
+	// parallel to Message.Attachments ("" for one shown as written); nil
+	// reads each attachment's own AltText. They may be set while the
+	// content is the original (Translated false).
 	AltTexts []string
 }
+
+// ShowsTranslation reports whether v shows any translation: of its
+// content or of an alt text.
+func (v MessageView) ShowsTranslation() bool { return v.Translated || v.AltTexts != nil }
 
 // OriginalView is m as its author reads it: the original content in its
 // source language (what rooms.ViewOf shows without translations).

@@ -220,7 +220,8 @@ func TestTranslationsBatchesOfAHundredKeys(t *testing.T) {
 	}
 	n := 0
 	for id, byLang := range got {
-		for lang, text := range byLang {
+		for lang, tr := range byLang {
+			text := tr.Content
 			n++
 			if lang == "zh-TW" && (id != ids[119] || text != "你好") {
 				t.Errorf("%s in %s: %q", id, lang, text)
@@ -231,7 +232,7 @@ func TestTranslationsBatchesOfAHundredKeys(t *testing.T) {
 		}
 	}
 	// 0, 7, ..., 112 in es (17), and 119 in zh-TW.
-	if n != 18 || got[ids[0]]["es"] != "hola 0" || got[ids[112]]["es"] != "hola 112" {
+	if n != 18 || got[ids[0]]["es"].Content != "hola 0" || got[ids[112]]["es"].Content != "hola 112" {
 		t.Fatalf("got %d translations %v, want 18 with hola 0 and hola 112", n, got)
 	}
 	if _, ok := got[ids[1]]; ok {

@@ -218,6 +218,25 @@ type TranslationItem struct {
 	// Revision is the message revision translated; absent for revision 1
 	// written before edits existed.
 	Revision int `dynamodbav:"revision,omitempty"`
+	// AltTexts are the translated alt texts of the message's attachments,
+	// parallel to them ("" for one not translated); absent when none was,
+	// and on items written before attachments existed.
+	AltTexts []string `dynamodbav:"alt_texts,omitempty"`
+}
+
+// TranslationItemOf returns the item of translation t of revision rev.
+func TranslationItemOf(t chat.Translation, rev int) TranslationItem {
+	return TranslationItem{
+		PK: TranslationPK(t.MessageID), SK: TranslationSK(t.Language), MessageID: t.MessageID,
+		Language: t.Language, Content: t.Content, SourceLanguage: t.SourceLanguage, CreatedAt: t.CreatedAt,
+		Untranslated: t.Untranslated, Revision: rev, AltTexts: t.AltTexts,
+	}
+}
+
+// Translation returns the translation the item holds.
+func (it TranslationItem) Translation() chat.Translation {
+	return chat.Translation{MessageID: it.MessageID, Language: it.Language, Content: it.Content, SourceLanguage: it.SourceLanguage,
+		CreatedAt: it.CreatedAt, Untranslated: it.Untranslated, Revision: it.Revision, AltTexts: it.AltTexts}
 }
 
 // TranslationBatch is BatchGetItem's limit of keys per call.

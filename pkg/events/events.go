@@ -123,6 +123,10 @@ type Message struct {
 	SkipTranslation bool              `json:"skip_translation"`
 	CreatedAt       string            `json:"created_at"`
 	Translations    map[string]string `json:"translations,omitempty"`
+	// AltTexts are, beside Translations, the translated alt texts of the
+	// message's attachments by language, each one per attachment in their
+	// order ("" for one left as it is); absent where none was translated.
+	AltTexts map[string][]string `json:"alt_texts,omitempty"`
 	// Truncated says content (or a translation) was cut to fit the
 	// envelope's cap.
 	Truncated bool `json:"truncated,omitempty"`
@@ -287,6 +291,11 @@ func Encode(ev Event) ([]byte, error) {
 	for _, t := range orig.Translations {
 		longest = max(longest, utf8.RuneCountInString(t))
 	}
+	for _, alts := range orig.AltTexts {
+		for _, t := range alts {
+			longest = max(longest, utf8.RuneCountInString(t))
+		}
+	}
 	cut := func(n int) []byte {
 		m := orig
 		m.Truncated = true
@@ -295,6 +304,15 @@ func Encode(ev Event) ([]byte, error) {
 			m.Translations = make(map[string]string, len(orig.Translations))
 			for k, v := range orig.Translations {
 				m.Translations[k] = prefix(v, n)
+			}
+		}
+		if orig.AltTexts != nil {
+			m.AltTexts = make(map[string][]string, len(orig.AltTexts))
+			for k, alts := range orig.AltTexts {
+				m.AltTexts[k] = make([]string, len(alts))
+				for i, v := range alts {
+					m.AltTexts[k][i] = prefix(v, n)
+				}
 			}
 		}
 		*msg = m

@@ -212,6 +212,21 @@ func TestEncodeTruncates(t *testing.T) {
 	if n := utf8.RuneCountInString(env.Data.Content); n < 20_000 || n >= 40_000 {
 		t.Fatalf("kept %d characters, want most of what fits", n)
 	}
+	// Translated alt texts are cut with the translations.
+	tm.AltTexts = map[string][]string{"fr": {worst, "", "config.yaml"}}
+	b, err = events.Encode(events.Event{ID: "E", Type: events.MessageTranslated, Data: tm})
+	if err != nil || len(b) > events.MaxBytes {
+		t.Fatalf("with alt texts: %d bytes, %v", len(b), err)
+	}
+	env.Data = events.Message{}
+	if err := json.Unmarshal(b, &env); err != nil {
+		t.Fatal(err)
+	}
+	alts := env.Data.AltTexts["fr"]
+	if !env.Data.Truncated || len(alts) != 3 || !strings.HasPrefix(worst, alts[0]) || !utf8.ValidString(alts[0]) || alts[0] == "" ||
+		alts[1] != "" || alts[2] != "config.yaml" {
+		t.Fatalf("with alt texts: truncated=%v, alt texts of %d, %q, %q", env.Data.Truncated, len(alts[0]), alts[1], alts[2])
+	}
 	// At the edge: content that fits exactly is kept whole.
 	fits := strings.Repeat("a", 40_000)
 	b, _ = events.Encode(events.Event{ID: "E", Type: events.MessageCreated, Data: events.MessageOf(message(fits))})

@@ -70,10 +70,10 @@ func (s *benchStore) ListMessages(_ context.Context, _, _ string, limit int) (ch
 	return chat.Page[chat.Message]{Items: items, After: after, Next: "MSG#x"}, nil
 }
 
-func (s *benchStore) Translations(_ context.Context, ids, langs []string) (map[string]map[string]string, error) {
-	out := make(map[string]map[string]string, len(ids))
+func (s *benchStore) Translations(_ context.Context, ids, langs []string) (map[string]map[string]chat.Translation, error) {
+	out := make(map[string]map[string]chat.Translation, len(ids))
 	for i, id := range ids {
-		out[id] = map[string]string{langs[i]: "Translated text of the message"}
+		out[id] = map[string]chat.Translation{langs[i]: {MessageID: id, Language: langs[i], Content: "Translated text of the message"}}
 	}
 	return out, nil
 }

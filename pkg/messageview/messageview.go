@@ -158,19 +158,18 @@ func nullableTime(t time.Time) *string {
 }
 
 // Encode returns the JSON of v (a tombstone for a deleted message), in at
-// most MaxBytes. A
-// translation is stored as the translator returned it, so one could make
-// the view too long to fit a page alone; such a view shows the original
-// instead (translated false), which always fits: content and
-// original_content are each at most 40,000 characters of at most 6 bytes
-// of JSON (\u003c, \u2028), and every other field is bounded (see
-// docs/decisions.md, "Lists and page size").
+// most MaxBytes. A translation (content and alt texts) is stored as the
+// translator returned it, so one could make the view too long to fit a
+// page alone; such a view shows the original instead (translated false),
+// which always fits: content and original_content are each at most 40,000
+// characters of at most 6 bytes of JSON (\u003c, \u2028), and every other
+// field is bounded (see docs/decisions.md, "Lists and page size").
 func (r Renderer) Encode(v chat.MessageView) ([]byte, error) {
 	if v.Message.Deleted() {
 		return json.Marshal(TombstoneOf(v.Message))
 	}
 	b, err := json.Marshal(r.Of(v))
-	if err != nil || len(b) <= MaxBytes || !v.Translated {
+	if err != nil || len(b) <= MaxBytes || !v.ShowsTranslation() {
 		return b, err
 	}
 	return json.Marshal(r.Of(chat.OriginalView(v.Message)))

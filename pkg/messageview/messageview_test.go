@@ -69,7 +69,7 @@ func TestOversizedTranslationShowsTheOriginal(t *testing.T) {
 		{"just over", strings.Repeat("<", (httpapi.MaxItemBytes-240_000)/6), false},
 		{"400 KB of '<'", strings.Repeat("<", 400_000), false},
 	} {
-		v := rooms.ViewOf(m, map[string]string{"es": tc.text}, "es-ES")
+		v := rooms.ViewOf(m, map[string]chat.Translation{"es": {Language: "es", Content: tc.text}}, "es-ES")
 		if !v.Translated {
 			t.Fatalf("%s: the view builder did not pick the translation", tc.name)
 		}
@@ -95,5 +95,53 @@ func TestOversizedTranslationShowsTheOriginal(t *testing.T) {
 func TestMaxBytesIsAPagesItem(t *testing.T) {
 	if messageview.MaxBytes != httpapi.MaxItemBytes {
 		t.Fatalf("messageview.MaxBytes %d, httpapi.MaxItemBytes %d: want them equal", messageview.MaxBytes, httpapi.MaxItemBytes)
+	}
+}
+
+// TestOversizedAltTextsShowTheOriginal: translated alt texts that would
+// take the view past a page's item show the original, content and alt
+// texts alike, as an oversized translated content does; ones that fit are
+// shown, the content being the original.
+func TestOversizedAltTextsShowTheOriginal(t *testing.T) {
+	m := worstMessage("<")
+	m.TranslatedLanguages = []string{"es"}
+	for i := range 10 {
+		m.Attachments = append(m.Attachments, chat.Attachment{ID: "U" + string(rune('0'+i)), Filename: "shot.png",
+			ContentType: "image/png", AltText: strings.Repeat("<", 1000)})
+	}
+	for _, tc := range []struct {
+		name  string
+		alt   string
+		shown bool
+	}{
+		{"10 × 1,000 '<'", strings.Repeat("&", 1000), true},
+		// 10 × 38,000 bytes: the most a stored translation holds
+		// (translation.MaxTranslationBytes), 2,280,000 bytes of JSON.
+		{"10 × 38,000 '<'", strings.Repeat("<", 38_000), false},
+	} {
+		alts := make([]string, len(m.Attachments))
+		for i := range alts {
+			alts[i] = tc.alt
+		}
+		v := rooms.ViewOf(m, map[string]chat.Translation{"es": {Language: "es", Content: m.Content, AltTexts: alts}}, "es-ES")
+		if v.Translated || v.AltTexts == nil {
+			t.Fatalf("%s: the view builder did not pick the alt texts (translated %v)", tc.name, v.Translated)
+		}
+		b, err := messageview.Renderer{}.Encode(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got messageview.View
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		want := m.Attachments[0].AltText
+		if tc.shown {
+			want = tc.alt
+		}
+		if len(b) > httpapi.MaxItemBytes || len(got.Attachments) != 10 || *got.Attachments[9].AltText != want ||
+			*got.Attachments[9].OriginalAltText != m.Attachments[9].AltText {
+			t.Fatalf("%s: %d bytes, alt text of %d bytes; want at most %d, %d", tc.name, len(b), len(*got.Attachments[9].AltText), httpapi.MaxItemBytes, len(want))
+		}
 	}
 }

@@ -262,7 +262,7 @@ func (s *Subscriber) frames(ctx context.Context, c Connection, msgs []chat.Messa
 			ids, langs = append(ids, m.ID), append(langs, l)
 		}
 	}
-	var trs map[string]map[string]string
+	var trs map[string]map[string]chat.Translation
 	if len(ids) > 0 {
 		var err error
 		if trs, err = s.Translations.Translations(ctx, ids, langs); err != nil {

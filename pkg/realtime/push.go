@@ -75,7 +75,7 @@ func (c Change) channel() string {
 
 // TranslationReader reads stored translations (rooms.MessageReader's).
 type TranslationReader interface {
-	Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]string, error)
+	Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]chat.Translation, error)
 }
 
 // Pusher sends each subscribed connection what a change means to its
@@ -429,7 +429,7 @@ func (p *Pusher) messageSends(ctx context.Context, c Change, conns []Connection)
 			ids, langs = append(ids, m.ID), append(langs, l)
 		}
 	}
-	var trs map[string]map[string]string
+	var trs map[string]map[string]chat.Translation
 	if len(langs) > 0 {
 		var err error
 		if trs, err = p.Translations.Translations(ctx, ids, langs); err != nil {
@@ -442,7 +442,7 @@ func (p *Pusher) messageSends(ctx context.Context, c Change, conns []Connection)
 			continue
 		}
 		view := rooms.ViewOf(m, trs[m.ID], tag)
-		if c.Kind == MessageChanged && !view.Translated {
+		if c.Kind == MessageChanged && !view.ShowsTranslation() {
 			continue // the translation is not readable yet: no update
 		}
 		b, err := p.payload(typ, view)

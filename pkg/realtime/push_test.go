@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/realtime"
 )
 
@@ -76,19 +77,20 @@ func (f *fakeSender) Close(_ context.Context, id string) error {
 
 type fakeTranslations struct {
 	calls, keys int
-	stored      map[string]string // language -> content
+	stored      map[string]string   // language -> content
+	alts        map[string][]string // language -> alt texts
 }
 
-func (f *fakeTranslations) Translations(_ context.Context, ids, langs []string) (map[string]map[string]string, error) {
+func (f *fakeTranslations) Translations(_ context.Context, ids, langs []string) (map[string]map[string]chat.Translation, error) {
 	f.calls++
 	f.keys += len(ids)
-	out := map[string]map[string]string{}
+	out := map[string]map[string]chat.Translation{}
 	for i, id := range ids {
 		if c, ok := f.stored[langs[i]]; ok {
 			if out[id] == nil {
-				out[id] = map[string]string{}
+				out[id] = map[string]chat.Translation{}
 			}
-			out[id][langs[i]] = c
+			out[id][langs[i]] = chat.Translation{MessageID: id, Language: langs[i], Content: c, AltTexts: f.alts[langs[i]]}
 		}
 	}
 	return out, nil
@@ -266,5 +268,35 @@ func TestPushEditsAndDeletions(t *testing.T) {
 		if last := got[len(got)-1]; last != `{"type":"message.deleted","data":{"id":"`+gone.ID+`"}}` {
 			t.Fatalf("%s after the deletion: %s", id, last)
 		}
+	}
+}
+
+// TestPushCarriesAltTexts: the translation of a message that is only an
+// attachment lands as a message.updated whose alt text is in the reader's
+// language, as the API renders it (its content, the original, is not
+// translated); the source language's reader gets nothing new.
+func TestPushCarriesAltTexts(t *testing.T) {
+	store := &fakeStore{}
+	for i, lang := range []string{"en", "es"} {
+		store.conns = append(store.conns, realtime.Connection{ID: fmt.Sprintf("c%d", i), ChannelID: chanID,
+			Kind: realtime.KindMember, SubjectID: fmt.Sprint(i), Language: lang, ExpiresAt: t0.Add(time.Hour)})
+	}
+	tr := &fakeTranslations{stored: map[string]string{"es": ""}, alts: map[string][]string{"es": {"Captura de config.yaml"}}}
+	sender := &fakeSender{}
+	p := &realtime.Pusher{Store: store, Translations: tr, Sender: sender, Encode: messageview.Renderer{}.Encode, Now: func() time.Time { return t0 }}
+	before := message()
+	before.Content, before.Attachments = "", []chat.Attachment{{ID: "U1", Filename: "shot.png", ContentType: "image/png", AltText: "Screenshot of config.yaml"}}
+	after := before
+	after.TranslatedLanguages = []string{"es"}
+	if err := p.Push(context.Background(), realtime.Change{Kind: realtime.MessageChanged, Message: after, Before: before}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sender.sent["c0"]; len(got) != 0 {
+		t.Fatalf("en reader: %q, want nothing new", got)
+	}
+	got := sender.sent["c1"]
+	if len(got) != 1 || !strings.Contains(got[0], `"type":"message.updated"`) || !strings.Contains(got[0], `"translated":false`) ||
+		!strings.Contains(got[0], `"alt_text":"Captura de config.yaml","original_alt_text":"Screenshot of config.yaml"`) {
+		t.Fatalf("es reader: %q, want message.updated with the Spanish alt text", got)
 	}
 }

@@ -20,7 +20,7 @@ type EventStore interface {
 	EventWebhooks(ctx context.Context, workspaceID string) ([]events.Webhook, error)
 	EventRoom(ctx context.Context, roomID string) (chat.Room, time.Time, error)
 	GuestRoomID(ctx context.Context, channelID, guestID string) (string, error)
-	EventTranslations(ctx context.Context, messageID string) (map[string]string, error)
+	EventTranslations(ctx context.Context, messageID string) (map[string]chat.Translation, error)
 	// PutEvents stores evs' envelopes (bodies), and for each that carries
 	// a message a record of it under the message, for ScrubMessageEvents.
 	PutEvents(ctx context.Context, evs []events.Event, bodies [][]byte) error
@@ -297,7 +297,16 @@ func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook)
 			}
 		}
 		data := f.message(m)
-		data.Translations = tr
+		data.Translations = make(map[string]string, len(tr))
+		for l, t := range tr {
+			data.Translations[l] = t.Content
+			if t.AltTexts != nil {
+				if data.AltTexts == nil {
+					data.AltTexts = map[string][]string{}
+				}
+				data.AltTexts[l] = t.AltTexts
+			}
+		}
 		// One per revision: an edit's translations are a new event.
 		key := []string{m.ID}
 		if m.Rev() > 1 {

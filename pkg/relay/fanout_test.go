@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -80,8 +81,8 @@ func TestFanoutFromTheStream(t *testing.T) {
 			}
 			var tr struct{ Data evs.Message }
 			_ = json.Unmarshal(got["outbound message.translated"].Body, &tr)
-			if tr.Data.Translations["en"] != "hello <b>" {
-				t.Fatalf("message.translated translations %v", tr.Data.Translations)
+			if tr.Data.Translations["en"] != "hello <b>" || !reflect.DeepEqual(tr.Data.AltTexts, map[string][]string{"en": {"", "a screenshot of config.yaml"}}) {
+				t.Fatalf("message.translated translations %v, alt texts %q", tr.Data.Translations, tr.Data.AltTexts)
 			}
 			var cl struct{ Data evs.Room }
 			_ = json.Unmarshal(got["support room.closed"].Body, &cl)
@@ -133,7 +134,7 @@ func seedEveryEvent(t *testing.T, w *world) (rooms.ManagedRoom, chat.Message) {
 		t.Fatal(err)
 	}
 	if err := w.store.Translation.SaveTranslations(ctx, w.channel, m.ID, []chat.Translation{{MessageID: m.ID, Language: "en", Content: "hello <b>",
-		SourceLanguage: "es", CreatedAt: now}}, true); err != nil {
+		SourceLanguage: "es", CreatedAt: now, AltTexts: []string{"", "a screenshot of config.yaml"}}}, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.store.Rooms.CloseRoom(ctx, room); err != nil {
@@ -203,7 +204,7 @@ func (f *fakeEvents) GuestRoomID(context.Context, string, string) (string, error
 	f.reads++
 	return "R", nil
 }
-func (f *fakeEvents) EventTranslations(context.Context, string) (map[string]string, error) {
+func (f *fakeEvents) EventTranslations(context.Context, string) (map[string]chat.Translation, error) {
 	f.reads++
 	return nil, nil
 }

@@ -51,9 +51,10 @@ type MessageReader interface {
 	ListMessages(ctx context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error)
 	// Translations returns the stored translation of each message
 	// messageIDs[i] into languages[i] (the two are parallel: one key per
-	// message), as message id -> language -> content. Pairs without a
-	// translation are absent. Errors: EUnavailable when storage failed.
-	Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]string, error)
+	// message), as message id -> language -> translation (its content and
+	// alt texts). Pairs without a translation are absent. Errors:
+	// EUnavailable when storage failed.
+	Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]chat.Translation, error)
 }
 
 // Poster posts a guest's messages into its room's channel.
@@ -139,14 +140,32 @@ func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, 
 // language serves them better than any of those, when none serves them, or
 // when the chosen translation is not in translations. A message posted with
 // skip_translation is always the original, and so is a translation that
-// is the original (translated is true only when the text shown differs).
-func ViewOf(m chat.Message, translations map[string]string, tag string) chat.MessageView {
-	if lang, ok := pick(m, tag); ok {
-		if text, ok := translations[lang]; ok && text != m.Content {
-			return chat.MessageView{Message: m, Content: text, Language: lang, Translated: true}
+// is the original (translated is true only when the content shown
+// differs). The translation's alt texts are the view's when there is one
+// per attachment and one of them differs from the original, also when
+// the content is not translated (a message that is only attachments).
+func ViewOf(m chat.Message, translations map[string]chat.Translation, tag string) chat.MessageView {
+	v := chat.OriginalView(m)
+	lang, ok := pick(m, tag)
+	if !ok {
+		return v
+	}
+	tr, ok := translations[lang]
+	if !ok {
+		return v
+	}
+	if tr.Content != m.Content {
+		v.Content, v.Language, v.Translated = tr.Content, lang, true
+	}
+	if len(tr.AltTexts) == len(m.Attachments) {
+		for i, a := range m.Attachments {
+			if tr.AltTexts[i] != "" && tr.AltTexts[i] != a.AltText {
+				v.AltTexts = tr.AltTexts
+				break
+			}
 		}
 	}
-	return chat.OriginalView(m)
+	return v
 }
 
 // pick returns the language of m's stored translation that serves a reader

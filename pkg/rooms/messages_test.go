@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/translation"
 )
@@ -58,7 +59,7 @@ func TestViewOfShowsTheTranslatorsTargetForTheReader(t *testing.T) {
 		for lang := range tc.stored {
 			m.TranslatedLanguages = append(m.TranslatedLanguages, lang)
 		}
-		v := rooms.ViewOf(m, tc.stored, tc.reader)
+		v := rooms.ViewOf(m, contents(tc.stored), tc.reader)
 		want := chat.MessageView{Message: m, Content: "original", Language: tc.source}
 		if tc.want != "" {
 			want = chat.MessageView{Message: m, Content: tc.stored[tc.want], Language: tc.want, Translated: true}
@@ -90,10 +91,22 @@ func TestViewOfFallsBackToTheOriginal(t *testing.T) {
 		// is not shown as translated.
 		"translation is the original": {m, map[string]string{"es": "hello"}},
 	} {
-		if v := rooms.ViewOf(tc.m, tc.trs, "es-ES"); v.Translated || v.Content != "hello" || v.Language != "en" {
+		if v := rooms.ViewOf(tc.m, contents(tc.trs), "es-ES"); v.Translated || v.Content != "hello" || v.Language != "en" {
 			t.Errorf("%s: shown as %+v, want the original", name, v)
 		}
 	}
+}
+
+// contents returns translations of the given contents by language.
+func contents(byLang map[string]string) map[string]chat.Translation {
+	if byLang == nil {
+		return nil
+	}
+	out := make(map[string]chat.Translation, len(byLang))
+	for l, c := range byLang {
+		out[l] = chat.Translation{Language: l, Content: c}
+	}
+	return out
 }
 
 type fakeWriter struct {
@@ -144,14 +157,14 @@ func TestPost(t *testing.T) {
 
 type fakeReader struct {
 	list         func(ctx context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error)
-	translations func(ctx context.Context, ids, langs []string) (map[string]map[string]string, error)
+	translations func(ctx context.Context, ids, langs []string) (map[string]map[string]chat.Translation, error)
 }
 
 func (f fakeReader) ListMessages(ctx context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error) {
 	return f.list(ctx, channelID, after, limit)
 }
 
-func (f fakeReader) Translations(ctx context.Context, ids, langs []string) (map[string]map[string]string, error) {
+func (f fakeReader) Translations(ctx context.Context, ids, langs []string) (map[string]map[string]chat.Translation, error) {
 	return f.translations(ctx, ids, langs)
 }
 
@@ -171,9 +184,10 @@ func TestList(t *testing.T) {
 			gotChannel, gotAfter, gotLimit = ch, after, limit
 			return chat.Page[chat.Message]{Items: msgs, After: []string{"MSG#M5", "MSG#M4", "MSG#M3", "MSG#M2", "MSG#M1"}, Next: "MSG#M1"}, nil
 		},
-		translations: func(_ context.Context, ids, langs []string) (map[string]map[string]string, error) {
+		translations: func(_ context.Context, ids, langs []string) (map[string]map[string]chat.Translation, error) {
 			gotIDs, gotLangs = ids, langs
-			return map[string]map[string]string{"M5": {"es-MX": "cinco"}, "M4": {"es": "cuatro"}, "M1": {"es": "uno"}}, nil
+			return map[string]map[string]chat.Translation{"M5": contents(map[string]string{"es-MX": "cinco"}),
+				"M4": contents(map[string]string{"es": "cuatro"}), "M1": contents(map[string]string{"es": "uno"})}, nil
 		},
 	}}
 	s := chat.GuestSession{Guest: chat.Guest{ID: "G1", PreferredLanguage: "es-AR"}}
@@ -210,7 +224,7 @@ func TestListWithoutTranslationsForTheReaderReadsNone(t *testing.T) {
 				{ID: "M1"},
 			}}, nil
 		},
-		translations: func(context.Context, []string, []string) (map[string]map[string]string, error) {
+		translations: func(context.Context, []string, []string) (map[string]map[string]chat.Translation, error) {
 			t.Fatalf("translations read for a page without a translation for the reader")
 			return nil, nil
 		},
@@ -233,7 +247,7 @@ func TestListPassesStorageFailuresOn(t *testing.T) {
 		"query": {list: func(context.Context, string, string, int) (chat.Page[chat.Message], error) {
 			return chat.Page[chat.Message]{}, down
 		}},
-		"translations": {list: ok, translations: func(context.Context, []string, []string) (map[string]map[string]string, error) {
+		"translations": {list: ok, translations: func(context.Context, []string, []string) (map[string]map[string]chat.Translation, error) {
 			return nil, down
 		}},
 	} {
@@ -274,9 +288,74 @@ func TestViewOfAgreesWithTheTranslator(t *testing.T) {
 			if target, ok := langs.Target(r); ok && target != served {
 				want = "in " + target
 			}
-			if v := rooms.ViewOf(m, trs, r); v.Content != want {
+			if v := rooms.ViewOf(m, contents(trs), r); v.Content != want {
 				t.Errorf("source %s, reader %s: reads %q, want %q", source, r, v.Content, want)
 			}
 		}
+	}
+}
+
+// TestViewOfAltTexts: a reader reads the attachments' alt texts in their
+// language, from the translation ViewOf picks for them, also when only an
+// alt text was translated (translated, about the content, stays false); a
+// translation whose alt texts are not one per attachment does not lend
+// them.
+func TestViewOfAltTexts(t *testing.T) {
+	m := chat.Message{ID: "M", Content: "Click it", SourceLanguage: "en", TranslatedLanguages: []string{"es", "fr", "de", "it"},
+		Attachments: []chat.Attachment{{ID: "U1", Filename: "button.png", AltText: "A red button next to config.yaml"}, {ID: "U2", Filename: "log.txt"}}}
+	trs := map[string]chat.Translation{
+		"es": {Language: "es", Content: "Haz clic", AltTexts: []string{"Un botón rojo junto a config.yaml", ""}},
+		"fr": {Language: "fr", Content: "Click it", AltTexts: []string{"Un bouton rouge à côté de config.yaml", ""}},
+		"de": {Language: "de", Content: "Klick", AltTexts: []string{"Ein roter Knopf"}},
+		"it": {Language: "it", Content: "Click it", AltTexts: []string{"A red button next to config.yaml", ""}},
+	}
+	for _, tc := range []struct {
+		reader     string
+		content    string
+		language   string
+		alt        string // the first attachment's alt_text as rendered
+		translated bool
+	}{
+		{"es-ES", "Haz clic", "es", "Un botón rojo junto a config.yaml", true},
+		{"fr", "Click it", "en", "Un bouton rouge à côté de config.yaml", false},
+		{"de", "Klick", "de", "A red button next to config.yaml", true},
+		{"it", "Click it", "en", "A red button next to config.yaml", false},
+		{"ja", "Click it", "en", "A red button next to config.yaml", false},
+	} {
+		v := rooms.ViewOf(m, trs, tc.reader)
+		as := messageview.Renderer{}.Attachments(v)
+		if v.Content != tc.content || v.Language != tc.language || v.Translated != tc.translated || len(as) != 2 ||
+			as[0].AltText == nil || *as[0].AltText != tc.alt || *as[0].OriginalAltText != m.Attachments[0].AltText ||
+			as[1].AltText != nil || as[1].OriginalAltText != nil {
+			t.Errorf("%s: %q in %s translated=%v, attachments %+v; want %q in %s translated=%v, alt text %q",
+				tc.reader, v.Content, v.Language, v.Translated, as, tc.content, tc.language, tc.translated, tc.alt)
+		}
+	}
+}
+
+// TestReadChannelCarriesAltTexts: a page read for a reader carries the
+// alt texts of the translation it reads, in the one batch read.
+func TestReadChannelCarriesAltTexts(t *testing.T) {
+	m := chat.Message{ID: "M1", SourceLanguage: "en", TranslatedLanguages: []string{"es"},
+		Attachments: []chat.Attachment{{ID: "U1", AltText: "Deploy log from https://ci.example.com/run/7"}}}
+	reads := 0
+	store := fakeReader{
+		list: func(context.Context, string, string, int) (chat.Page[chat.Message], error) {
+			return chat.Page[chat.Message]{Items: []chat.Message{m}}, nil
+		},
+		translations: func(_ context.Context, ids, langs []string) (map[string]map[string]chat.Translation, error) {
+			reads++
+			return map[string]map[string]chat.Translation{"M1": {"es": {Language: "es",
+				AltTexts: []string{"Registro del despliegue de https://ci.example.com/run/7"}}}}, nil
+		},
+	}
+	page, err := rooms.ReadChannel(context.Background(), store, "C1", "es-MX", "", 25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := page.Items[0]
+	if reads != 1 || v.Translated || v.Content != "" ||
+		!reflect.DeepEqual(v.AltTexts, []string{"Registro del despliegue de https://ci.example.com/run/7"}) {
+		t.Fatalf("%d reads; view %q in %s translated=%v alt texts %q; want one read, the Spanish alt text", reads, v.Content, v.Language, v.Translated, v.AltTexts)
 	}
 }

@@ -25,7 +25,7 @@ func ReadChannel(ctx context.Context, store MessageReader, channelID, tag, after
 			langs = append(langs, lang)
 		}
 	}
-	var trs map[string]map[string]string
+	var trs map[string]map[string]chat.Translation
 	if len(ids) > 0 {
 		if trs, err = store.Translations(ctx, ids, langs); err != nil {
 			return chat.Page[chat.MessageView]{}, err

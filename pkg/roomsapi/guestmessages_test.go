@@ -102,16 +102,16 @@ func (s *gmStore) ListMessages(_ context.Context, channelID, after string, limit
 	return apitest.PageOf(s.msgs, after, limit), nil
 }
 
-func (s *gmStore) Translations(_ context.Context, ids, langs []string) (map[string]map[string]string, error) {
+func (s *gmStore) Translations(_ context.Context, ids, langs []string) (map[string]map[string]chat.Translation, error) {
 	s.calls++
-	out := map[string]map[string]string{}
+	out := map[string]map[string]chat.Translation{}
 	for _, id := range ids {
 		for _, l := range langs {
 			if text, ok := s.translations[id][l]; ok {
 				if out[id] == nil {
-					out[id] = map[string]string{}
+					out[id] = map[string]chat.Translation{}
 				}
-				out[id][l] = text
+				out[id][l] = chat.Translation{MessageID: id, Language: l, Content: text}
 			}
 		}
 	}

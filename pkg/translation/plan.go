@@ -61,22 +61,25 @@ type Memory interface {
 // The job carries ids; the message's content comes with the one read that
 // says what is already translated.
 //
-// The content is parsed into translation units (a sentence of a line, a
-// list item, a table cell) and protected spans (package protect): code,
-// links, mentions, emoji, paths, identifiers, numbers, the workspace's
-// names and glossary terms. Spans never reach a translator and come back
-// byte-identical (fixed glossary terms rendered for the target). A message
-// with nothing to translate (only spans, emoji, chat shorthand) costs no
-// translator call and no budget.
+// The content, and each attachment's alt text alike, is parsed into
+// translation units (a sentence of a line, a list item, a table cell) and
+// protected spans (package protect): code, links, mentions, emoji, paths,
+// identifiers, numbers, the workspace's names and glossary terms. Spans
+// never reach a translator and come back byte-identical (fixed glossary
+// terms rendered for the target). A message with nothing to translate
+// (only spans, emoji, chat shorthand, in its content and alt texts) costs
+// no translator call and no budget.
 //
 // The message's language, and each sentence's when it is long enough, is
-// found by the Detector (else it is the job's SourceLanguage). A unit
+// found by the Detector (else it is the job's SourceLanguage), from its
+// content, or from its alt texts when the content has nothing to
+// translate; the alt texts are in the content's language. A unit
 // already in a reader's language is left as it is for that reader; a
 // target every unit of which is in that language gets no translation. A
 // unit the Memory remembers is not sent. The budget is charged the
 // characters of what is sent, before it is sent. A unit whose spans do not
-// come back is shown untranslated; a translation that is the original is
-// not stored (translated stays false).
+// come back is shown untranslated; a translation whose content and alt
+// texts are all the original is not stored (translated stays false).
 //
 // A message is finished when no translation failed: its untranslated
 // marker is then cleared in the write that records its languages, so the
@@ -124,8 +127,11 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 		return nil
 	}
 	job.Content = stored.Content
+	// The texts to translate: the content, then each attachment's alt text
+	// (contract section 17: alt texts are translated like the content).
+	texts := append([]string{stored.Content}, stored.AltTexts...)
 	var vocab Vocabulary
-	if s.Lexicon != nil && job.Content != "" {
+	if s.Lexicon != nil && anyText(texts) {
 		if vocab, err = s.Lexicon.Vocabulary(ctx, job.WorkspaceID); err != nil {
 			return fmt.Errorf("translation: names and glossary of workspace %s: %w", job.WorkspaceID, err)
 		}
@@ -135,15 +141,20 @@ func (s *Service) Process(ctx context.Context, job messages.Job) error {
 		names.Members = append(names.Members[:len(names.Members):len(names.Members)], stored.AuthorName)
 	}
 	names.Keep = append(names.Keep[:len(names.Keep):len(names.Keep)], vocab.Glossary.Keep...)
-	doc := protect.Parse(job.Content, names)
-	if !doc.Translatable() {
+	docs := make([]*protect.Document, len(texts))
+	translatable := false
+	for i, t := range texts {
+		docs[i] = protect.Parse(t, names)
+		translatable = translatable || docs[i].Translatable()
+	}
+	if !translatable {
 		s.log().InfoContext(ctx, "translation: nothing to translate outside protected spans", "message_id", job.MessageID)
 		return s.finish(ctx, job)
 	}
 
-	p := &plan{svc: s, job: job, names: names, glossary: vocab.Glossary, form: s.form(), langCache: map[string]string{}}
-	p.detect(doc, tags)
-	if err := p.targets(ctx, doc, tags, stored.Done); err != nil {
+	p := &plan{svc: s, job: job, texts: texts, names: names, glossary: vocab.Glossary, form: s.form(), langCache: map[string]string{}}
+	p.detect(docs, tags)
+	if err := p.targets(ctx, docs, tags, stored.Done); err != nil {
 		return err
 	}
 	if err := p.recall(ctx); err != nil {
@@ -225,8 +236,11 @@ func sameLanguage(a, b string) bool {
 
 // plan is the work of translating one message.
 type plan struct {
-	svc      *Service
-	job      messages.Job
+	svc *Service
+	job messages.Job
+	// texts are the message's texts: texts[0] its content, texts[1+i] the
+	// alt text of its attachment i ("" for none).
+	texts    []string
 	names    protect.Names
 	glossary glossary.Glossary
 	form     Form
@@ -246,8 +260,15 @@ type plan struct {
 // targetWork is the translation into one target.
 type targetWork struct {
 	target string
-	doc    *protect.Document
-	forms  []string
+	// pieces[i] is the translation of the plan's texts[i]; nil when that
+	// text stays as it is.
+	pieces []*piece
+}
+
+// piece is the translation of one text into one target.
+type piece struct {
+	doc   *protect.Document
+	forms []string
 	// keys[k] is unit k's memory key, nil when the unit stays as it is.
 	keys []*MemoryKey
 }
@@ -278,17 +299,25 @@ func candidates(source string, tags []string) []string {
 	return out
 }
 
-// detect finds the message's language.
-func (p *plan) detect(doc *protect.Document, tags []string) {
+// detect finds the message's language from its content, or from its alt
+// texts when the content has nothing to translate (a message that is only
+// attachments).
+func (p *plan) detect(docs []*protect.Document, tags []string) {
 	p.language = p.job.SourceLanguage
 	if p.svc.Detector == nil {
 		return
 	}
+	from := docs[:1]
+	if !docs[0].Translatable() {
+		from = docs[1:]
+	}
 	var all strings.Builder
-	for k := range doc.Units() {
-		if doc.UnitTranslatable(k) {
-			all.WriteString(doc.UnitText(k))
-			all.WriteByte('\n')
+	for _, doc := range from {
+		for k := range doc.Units() {
+			if doc.UnitTranslatable(k) {
+				all.WriteString(doc.UnitText(k))
+				all.WriteByte('\n')
+			}
 		}
 	}
 	cands := candidates(p.job.SourceLanguage, tags)
@@ -331,18 +360,19 @@ func (p *plan) pairs(ctx context.Context, source string) (*Languages, error) {
 }
 
 // targets decides, for each reader's language not done yet, which units
-// are sent and which stay as they are.
-func (p *plan) targets(ctx context.Context, doc *protect.Document, tags []string, done map[string]bool) error {
+// of each text (docs[i] is texts[i] parsed) are sent and which stay as
+// they are.
+func (p *plan) targets(ctx context.Context, docs []*protect.Document, tags []string, done map[string]bool) error {
 	// The languages of the units, the message's first.
 	langs := []string{p.language}
-	unitLang := make([]string, len(doc.Units()))
-	for k := range doc.Units() {
-		if !doc.UnitTranslatable(k) {
-			continue
-		}
-		unitLang[k] = p.unitLanguage(doc.UnitText(k))
-		if !slices.Contains(langs, unitLang[k]) {
-			langs = append(langs, unitLang[k])
+	for _, doc := range docs {
+		for k := range doc.Units() {
+			if !doc.UnitTranslatable(k) {
+				continue
+			}
+			if l := p.unitLanguage(doc.UnitText(k)); !slices.Contains(langs, l) {
+				langs = append(langs, l)
+			}
 		}
 	}
 	targets := map[string]bool{}
@@ -366,42 +396,80 @@ func (p *plan) targets(ctx context.Context, doc *protect.Document, tags []string
 	}
 	sort.Strings(sorted)
 	for _, t := range sorted {
-		w := &targetWork{target: t, doc: doc}
-		if fixed := p.fixedFor(t); len(fixed) > 0 {
-			names := p.names
-			names.Fixed = fixed
-			w.doc = protect.Parse(p.job.Content, names)
-		}
-		w.forms = w.doc.Placeholders()
-		if p.form == HTML {
-			w.forms = w.doc.HTML()
-		}
-		w.keys = make([]*MemoryKey, len(w.forms))
+		w := &targetWork{target: t, pieces: make([]*piece, len(docs))}
+		fixed := p.fixedFor(t)
 		sent := false
-		for k := range w.forms {
-			if !w.doc.UnitTranslatable(k) {
+		for i, doc := range docs {
+			if !doc.Translatable() {
 				continue
 			}
-			src := p.unitLanguage(w.doc.UnitText(k))
-			if sameLanguage(src, t) {
-				continue
+			if len(fixed) > 0 {
+				names := p.names
+				names.Fixed = fixed
+				doc = protect.Parse(p.texts[i], names)
 			}
-			l, err := p.pairs(ctx, src)
+			pc, err := p.piece(ctx, doc, t)
 			if err != nil {
 				return err
 			}
-			if got, ok := l.Target(t); !ok || got != t {
-				continue // no pair from this unit's language: it stays as written
+			if pc != nil {
+				w.pieces[i], sent = pc, true
 			}
-			w.keys[k] = &MemoryKey{WorkspaceID: p.job.WorkspaceID, Source: src, Target: t,
-				Glossary: p.glossary.Version, Form: p.form, Text: w.forms[k]}
-			sent = true
 		}
 		if sent {
 			p.work = append(p.work, w)
 		}
 	}
 	return nil
+}
+
+// piece decides which units of doc are sent for target t; nil when none
+// is.
+func (p *plan) piece(ctx context.Context, doc *protect.Document, t string) (*piece, error) {
+	pc := &piece{doc: doc, forms: doc.Placeholders()}
+	if p.form == HTML {
+		pc.forms = doc.HTML()
+	}
+	pc.keys = make([]*MemoryKey, len(pc.forms))
+	sent := false
+	for k := range pc.forms {
+		if !doc.UnitTranslatable(k) {
+			continue
+		}
+		src := p.unitLanguage(doc.UnitText(k))
+		if sameLanguage(src, t) {
+			continue
+		}
+		l, err := p.pairs(ctx, src)
+		if err != nil {
+			return nil, err
+		}
+		if got, ok := l.Target(t); !ok || got != t {
+			continue // no pair from this unit's language: it stays as written
+		}
+		pc.keys[k] = &MemoryKey{WorkspaceID: p.job.WorkspaceID, Source: src, Target: t,
+			Glossary: p.glossary.Version, Form: p.form, Text: pc.forms[k]}
+		sent = true
+	}
+	if !sent {
+		return nil, nil
+	}
+	return pc, nil
+}
+
+// units calls f with every unit of w that is sent: its piece, its index
+// in it and its memory key.
+func (w *targetWork) units(f func(pc *piece, u int, k MemoryKey)) {
+	for _, pc := range w.pieces {
+		if pc == nil {
+			continue
+		}
+		for u, k := range pc.keys {
+			if k != nil {
+				f(pc, u, *k)
+			}
+		}
+	}
 }
 
 // fixedFor returns the glossary's fixed renderings for target: a
@@ -443,12 +511,12 @@ func (p *plan) recall(ctx context.Context) error {
 	p.calls = map[MemoryKey]*callResult{}
 	var keys []MemoryKey
 	for _, w := range p.work {
-		for _, k := range w.keys {
-			if k != nil && p.calls[*k] == nil {
-				p.calls[*k] = &callResult{}
-				keys = append(keys, *k)
+		w.units(func(_ *piece, _ int, k MemoryKey) {
+			if p.calls[k] == nil {
+				p.calls[k] = &callResult{}
+				keys = append(keys, k)
 			}
-		}
+		})
 	}
 	if p.svc.Memory == nil || len(keys) == 0 {
 		return nil
@@ -531,14 +599,11 @@ func (p *plan) remember(ctx context.Context) {
 	}
 	entries := map[MemoryKey]string{}
 	for _, w := range p.work {
-		for u, k := range w.keys {
-			if k == nil {
-				continue
+		w.units(func(pc *piece, u int, k MemoryKey) {
+			if c := p.calls[k]; c.done && !c.remembered && pc.doc.RestoresUnit(u, c.text) {
+				entries[k] = c.text
 			}
-			if c := p.calls[*k]; c.done && !c.remembered && w.doc.RestoresUnit(u, c.text) {
-				entries[*k] = c.text
-			}
-		}
+		})
 	}
 	if len(entries) == 0 {
 		return
@@ -548,32 +613,26 @@ func (p *plan) remember(ctx context.Context) {
 	}
 }
 
-// assemble restores each target's translation from its units' answers.
+// assemble restores each target's translation from its units' answers:
+// its content and its alt texts. A text not translated is the original
+// (an alt text "", which readers read as the attachment's own).
 func (p *plan) assemble(ctx context.Context) []chat.Translation {
 	now := p.svc.now()
 	var saves []chat.Translation
 	for _, w := range p.work {
-		texts := make([]string, len(w.forms))
+		out := make([]string, len(p.texts))
 		var failed error
-		for u, k := range w.keys {
-			texts[u] = w.forms[u] // as it is
-			if k == nil {
+		for i, pc := range w.pieces {
+			if pc == nil {
 				continue
 			}
-			c := p.calls[*k]
-			switch {
-			case c.err != nil && errors.Is(c.err, ErrUnsupported):
-				p.svc.log().InfoContext(ctx, "translation: unit left untranslated", "message_id", p.job.MessageID,
-					"target", w.target, "reason", c.err.Error())
-			case c.err != nil:
-				if failed == nil {
-					failed = c.err
-				}
-			case w.doc.RestoresUnit(u, c.text):
-				texts[u] = c.text
-			default:
-				p.svc.log().WarnContext(ctx, "translation: a protected span did not come back; the unit is shown as written",
-					"message_id", p.job.MessageID, "target", w.target, "unit", u+1)
+			text, err := p.restore(ctx, w.target, i, pc)
+			if err != nil {
+				failed = err
+				break
+			}
+			if text != p.texts[i] {
+				out[i] = text
 			}
 		}
 		if failed != nil {
@@ -581,25 +640,74 @@ func (p *plan) assemble(ctx context.Context) []chat.Translation {
 			p.failed.Errs = append(p.failed.Errs, failed)
 			continue
 		}
-		content, err := w.doc.RestorePlaceholders(texts)
-		if err != nil {
-			p.svc.log().WarnContext(ctx, "translation: not restored; readers read the original", "message_id", p.job.MessageID,
-				"target", w.target, "error", err.Error())
-			continue
-		}
-		if content == p.job.Content {
+		if !anyText(out) {
 			continue // nothing changed: readers read the original, translated false
 		}
-		tr := chat.Translation{MessageID: p.job.MessageID, Language: w.target, Content: content,
+		tr := chat.Translation{MessageID: p.job.MessageID, Language: w.target, Content: out[0],
 			SourceLanguage: p.language, CreatedAt: now}
-		if len(tr.Content) > MaxTranslationBytes {
+		if tr.Content == "" {
+			tr.Content = p.job.Content
+		}
+		if anyText(out[1:]) {
+			tr.AltTexts = out[1:]
+		}
+		// The bound is on the item's text, the content and alt texts together.
+		if n := len(tr.Content) + textBytes(tr.AltTexts); n > MaxTranslationBytes {
 			p.svc.log().WarnContext(ctx, "translation: answer too long to store; storing the original text",
-				"message_id", p.job.MessageID, "target", w.target, "bytes", len(tr.Content), "max_bytes", MaxTranslationBytes)
-			tr.Content, tr.Untranslated = p.job.Content, UntranslatedTooLong
+				"message_id", p.job.MessageID, "target", w.target, "bytes", n, "max_bytes", MaxTranslationBytes)
+			tr.Content, tr.AltTexts, tr.Untranslated = p.job.Content, nil, UntranslatedTooLong
 		}
 		saves = append(saves, tr)
 	}
 	return saves
+}
+
+// restore restores text i's translation into target from its units'
+// answers: a unit whose spans do not come back is left as written, and the
+// text is the original when it does not restore. Its error is that of a
+// unit whose call failed (the target is then retried).
+func (p *plan) restore(ctx context.Context, target string, i int, pc *piece) (string, error) {
+	texts := make([]string, len(pc.forms))
+	for u, k := range pc.keys {
+		texts[u] = pc.forms[u] // as it is
+		if k == nil {
+			continue
+		}
+		c := p.calls[*k]
+		switch {
+		case c.err != nil && errors.Is(c.err, ErrUnsupported):
+			p.svc.log().InfoContext(ctx, "translation: unit left untranslated", "message_id", p.job.MessageID,
+				"target", target, "reason", c.err.Error())
+		case c.err != nil:
+			return "", c.err
+		case pc.doc.RestoresUnit(u, c.text):
+			texts[u] = c.text
+		default:
+			p.svc.log().WarnContext(ctx, "translation: a protected span did not come back; the unit is shown as written",
+				"message_id", p.job.MessageID, "target", target, "text", i, "unit", u+1)
+		}
+	}
+	text, err := pc.doc.RestorePlaceholders(texts)
+	if err != nil {
+		p.svc.log().WarnContext(ctx, "translation: not restored; readers read the original", "message_id", p.job.MessageID,
+			"target", target, "text", i, "error", err.Error())
+		return p.texts[i], nil
+	}
+	return text, nil
+}
+
+// anyText reports whether some text of texts is not "".
+func anyText(texts []string) bool {
+	return slices.ContainsFunc(texts, func(t string) bool { return t != "" })
+}
+
+// textBytes is the length of texts together, in bytes.
+func textBytes(texts []string) int {
+	n := 0
+	for _, t := range texts {
+		n += len(t)
+	}
+	return n
 }
 
 // finish clears the marker of a message that needs no translation, without

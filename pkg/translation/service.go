@@ -49,6 +49,9 @@ type Store interface {
 // Stored is what the store holds of a message to translate.
 type Stored struct {
 	Content string
+	// AltTexts are the alt texts of the message's attachments, in their
+	// order ("" for an attachment without one); nil without attachments.
+	AltTexts []string
 	// Done are the target languages recorded as translated.
 	Done map[string]bool
 	// Marked reports that the message still holds its untranslated marker,
@@ -72,8 +75,9 @@ type RevisionSaver interface {
 	SaveRevision(ctx context.Context, channelID, messageID string, revision int, ts []chat.Translation, finished bool) error
 }
 
-// MaxTranslationBytes bounds a stored translation's text (UTF-8 bytes), so
-// that its item fits DynamoDB's 400 KB with room for its other attributes.
+// MaxTranslationBytes bounds a stored translation's text, its content and
+// alt texts together (UTF-8 bytes), so that its item fits DynamoDB's 400 KB
+// with room for its other attributes.
 // A translator's answer past it is stored as the original text, flagged
 // UntranslatedTooLong: the readers of that language read the original, as
 // they would without a translator, and a redelivery does not ask again.

@@ -75,8 +75,11 @@ func translatorOf(codes ...string) *fakeTranslator {
 // counts its calls.
 type memStore struct {
 	readers []translation.Reader
-	// content replaces the message's content when set.
+	// content replaces the message's content when set; blank makes it "".
 	content string
+	blank   bool
+	// alts are the alt texts of the message's attachments.
+	alts []string
 	// author is the message's author's name; revision its revision.
 	author   string
 	revision int
@@ -120,10 +123,10 @@ func (m *memStore) Message(_ context.Context, ch, messageID string) (translation
 		}
 	}
 	content := m.content
-	if content == "" {
+	if content == "" && !m.blank {
 		content = "Hello world"
 	}
-	return translation.Stored{Content: content, Done: done, Marked: !m.finished, AuthorName: m.author, Revision: max(1, m.revision)}, nil
+	return translation.Stored{Content: content, AltTexts: m.alts, Done: done, Marked: !m.finished, AuthorName: m.author, Revision: max(1, m.revision)}, nil
 }
 
 func (m *memStore) SaveTranslations(_ context.Context, ch, msg string, ts []chat.Translation, finished bool) error {

@@ -76,13 +76,13 @@ func (s *Store) GuestRoomID(ctx context.Context, channelID, guestID string) (str
 	return id, nil
 }
 
-// EventTranslations returns a message's stored translations by target
-// language, with one Query (and page).
-func (s *Store) EventTranslations(ctx context.Context, messageID string) (map[string]string, error) {
-	out := map[string]string{}
+// EventTranslations returns a message's stored translations (content and
+// alt texts) by target language, with one Query (and page).
+func (s *Store) EventTranslations(ctx context.Context, messageID string) (map[string]chat.Translation, error) {
+	out := map[string]chat.Translation{}
 	in := &dynamodb.QueryInput{TableName: &s.Name, ConsistentRead: aws.Bool(true),
 		KeyConditionExpression:    aws.String("pk = :pk AND begins_with(sk, :p)"),
-		ProjectionExpression:      aws.String("#l, content"),
+		ProjectionExpression:      aws.String("#l, content, alt_texts"),
 		ExpressionAttributeNames:  map[string]string{"#l": "language"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(dynamo.MessagePrefix + messageID), ":p": dynamo.Str("TR#")}}
 	p := dynamodb.NewQueryPaginator(s.Client, in)
@@ -91,8 +91,14 @@ func (s *Store) EventTranslations(ctx context.Context, messageID string) (map[st
 		if err != nil {
 			return nil, dynamo.Fail("translations of "+messageID, err)
 		}
-		for _, it := range page.Items {
-			out[dynamo.GetS(it, "language")] = dynamo.GetS(it, "content")
+		for _, av := range page.Items {
+			var it dynamo.TranslationItem
+			if err := attributevalue.UnmarshalMap(av, &it); err != nil {
+				return nil, chat.Internal(fmt.Errorf("dynamo: translations of %s: %w", messageID, err))
+			}
+			tr := it.Translation()
+			tr.MessageID = messageID // not projected: the key says it
+			out[it.Language] = tr
 		}
 	}
 	return out, nil

@@ -32,7 +32,7 @@ func (s *Store) ListMessages(ctx context.Context, channelID, after string, limit
 // 100 (message, language) pairs, run concurrently. Errors: EInternal when
 // messageIDs and languages differ in length; EUnavailable when DynamoDB
 // failed after retries.
-func (s *Store) Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]string, error) {
+func (s *Store) Translations(ctx context.Context, messageIDs, languages []string) (map[string]map[string]chat.Translation, error) {
 	if len(messageIDs) != len(languages) {
 		return nil, chat.Internal(fmt.Errorf("dynamo: get translations: %d message ids for %d languages", len(messageIDs), len(languages)))
 	}
@@ -51,7 +51,7 @@ func (s *Store) Translations(ctx context.Context, messageIDs, languages []string
 		mu       sync.Mutex
 		wg       sync.WaitGroup
 		firstErr error
-		out      = map[string]map[string]string{}
+		out      = map[string]map[string]chat.Translation{}
 	)
 	for start := 0; start < len(keys); start += dynamo.TranslationBatch {
 		chunk := keys[start:min(start+dynamo.TranslationBatch, len(keys))]
@@ -79,9 +79,11 @@ func (s *Store) Translations(ctx context.Context, messageIDs, languages []string
 				id := strings.TrimPrefix(it.PK, dynamo.TranslationPK(""))
 				lang := strings.TrimPrefix(it.SK, dynamo.TranslationSK(""))
 				if out[id] == nil {
-					out[id] = map[string]string{}
+					out[id] = map[string]chat.Translation{}
 				}
-				out[id][lang] = it.Content
+				tr := it.Translation()
+				tr.MessageID, tr.Language = id, lang
+				out[id][lang] = tr
 			}
 		}()
 	}

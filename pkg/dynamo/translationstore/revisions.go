@@ -59,11 +59,7 @@ func (s *Store) SaveRevision(ctx context.Context, channelID, messageID string, r
 		if t.MessageID != messageID {
 			return chat.Internal(fmt.Errorf("dynamo: %s: a translation of message %s", op, t.MessageID))
 		}
-		av, err := attributevalue.MarshalMap(dynamo.TranslationItem{
-			PK: dynamo.TranslationPK(t.MessageID), SK: dynamo.TranslationSK(t.Language), MessageID: t.MessageID,
-			Language: t.Language, Content: t.Content, SourceLanguage: t.SourceLanguage, CreatedAt: t.CreatedAt,
-			Untranslated: t.Untranslated, Revision: max(1, rev),
-		})
+		av, err := attributevalue.MarshalMap(dynamo.TranslationItemOf(t, max(1, rev)))
 		if err != nil {
 			return chat.Internal(fmt.Errorf("dynamo: marshal translation: %w", err))
 		}

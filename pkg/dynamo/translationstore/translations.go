@@ -79,17 +79,19 @@ func (s *Store) Readers(ctx context.Context, channelID string, now time.Time) ([
 
 // Message implements translation.Store with one strongly consistent
 // GetItem of the message item, projecting what translating it needs: its
-// content, its translated_languages set and its untranslated marker. A
+// content, its attachments' alt texts (with the attachments: an alt text
+// alone cannot be projected from each element of a list), its
+// translated_languages set and its untranslated marker. A
 // redelivery right after a save sees the set. Errors: ENotFound when the
 // message does not exist; EUnavailable, EInternal.
 func (s *Store) Message(ctx context.Context, channelID, messageID string) (translation.Stored, error) {
 	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:            &s.Name,
 		Key:                  dynamo.Key(dynamo.ChanPK(channelID), dynamo.MessageSK(messageID)),
-		ProjectionExpression: aws.String("#c, #tl, #ps, #rev, #a.#n"),
+		ProjectionExpression: aws.String("#c, #tl, #ps, #rev, #a.#n, #at"),
 		ExpressionAttributeNames: map[string]string{
 			"#c": "content", "#tl": dynamo.AttrTranslatedLanguages, "#ps": dynamo.AttrPendingShard, "#rev": dynamo.AttrRevision,
-			"#a": "author", "#n": "name",
+			"#a": "author", "#n": "name", "#at": "attachments",
 		},
 		ConsistentRead: aws.Bool(true),
 	})
@@ -107,6 +109,9 @@ func (s *Store) Message(ctx context.Context, channelID, messageID string) (trans
 		Author    struct {
 			Name string `dynamodbav:"name"`
 		} `dynamodbav:"author"`
+		Attachments []struct {
+			AltText string `dynamodbav:"alt_text"`
+		} `dynamodbav:"attachments"`
 	}
 	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
 		return translation.Stored{}, chat.Internal(fmt.Errorf("dynamo: message %s to translate: %w", messageID, err))
@@ -115,7 +120,11 @@ func (s *Store) Message(ctx context.Context, channelID, messageID string) (trans
 	for _, l := range it.Languages {
 		done[l] = true
 	}
-	return translation.Stored{Content: it.Content, Done: done, Marked: it.Pending != "", Revision: max(1, it.Revision),
+	var alts []string
+	for _, a := range it.Attachments {
+		alts = append(alts, a.AltText)
+	}
+	return translation.Stored{Content: it.Content, AltTexts: alts, Done: done, Marked: it.Pending != "", Revision: max(1, it.Revision),
 		AuthorName: it.Author.Name}, nil
 }
 
@@ -152,11 +161,7 @@ func (s *Store) SaveTranslations(ctx context.Context, channelID, messageID strin
 		if t.MessageID != messageID {
 			return chat.Internal(fmt.Errorf("dynamo: %s: a translation of message %s", op, t.MessageID))
 		}
-		av, err := attributevalue.MarshalMap(dynamo.TranslationItem{
-			PK: dynamo.TranslationPK(t.MessageID), SK: dynamo.TranslationSK(t.Language), MessageID: t.MessageID,
-			Language: t.Language, Content: t.Content, SourceLanguage: t.SourceLanguage, CreatedAt: t.CreatedAt,
-			Untranslated: t.Untranslated,
-		})
+		av, err := attributevalue.MarshalMap(dynamo.TranslationItemOf(t, 0))
 		if err != nil {
 			return chat.Internal(fmt.Errorf("dynamo: marshal translation: %w", err))
 		}
