@@ -48,6 +48,7 @@ func startRealtimeServer(t *testing.T, opts ...func(*app.App)) *realtimeServer {
 	t.Helper()
 	st, _ := wiringtest.Demo(t)
 	a := app.New(st.AWS, st.Table)
+	a.Bucket = st.Bucket
 	a.CursorKey = []byte("realtime-test-cursor-key-0123456789")
 	for _, o := range opts { // before the handlers are built
 		o(a)
