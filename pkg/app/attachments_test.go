@@ -364,3 +364,76 @@ func TestAttachmentCallBudgets(t *testing.T) {
 		t.Fatalf("post with 2 attachments: %d calls %v, want %d (%d + 2 per attachment)", len(with), with, len(plain)+4, len(plain))
 	}
 }
+
+// postWith posts content with the uploads ids as Ana and returns the view.
+func (w *memberWorld) postWith(t *testing.T, content string, ids ...string) attachedView {
+	t.Helper()
+	refs := make([]string, len(ids))
+	for i, id := range ids {
+		refs[i] = fmt.Sprintf(`{"upload_id":%q}`, id)
+	}
+	rec := w.do(t, "POST", w.wsPath("/channels/"+w.general+"/messages"),
+		fmt.Sprintf(`{"content":%q,"attachments":[%s]}`, content, strings.Join(refs, ",")), bearer(w.ana))
+	if rec.Code != 201 {
+		t.Fatalf("post: %d %s", rec.Code, rec.Body)
+	}
+	return decodeAs[struct{ Data attachedView }](t, rec.Body.Bytes()).Data
+}
+
+// An edit adds a file, keeps one with a new alt text and drops one, whose
+// file is deleted; deleting the message deletes the rest, and the links
+// handed out before answer 404 from then on.
+func TestEditsAndDeletionsOfAttachments(t *testing.T) {
+	w := newMemberWorld(t)
+	img := testPNG(t, 6, 6)
+	a := w.upload(t, w.channelUploads(), bearer(w.ana), "a.png", "image/png", img)
+	b := w.upload(t, w.channelUploads(), bearer(w.ana), "b.png", "image/png", img)
+	posted := w.postWith(t, "two files", a, b)
+	linkB := *posted.Attachments[1].URL
+
+	c := w.upload(t, w.channelUploads(), bearer(w.ana), "c.txt", "text/plain", []byte("notes\n"))
+	rec := w.do(t, "PATCH", w.msgPath(w.general, posted.ID),
+		fmt.Sprintf(`{"attachments":[{"upload_id":%q,"alt_text":"Primera"},{"upload_id":%q}]}`, a, c), bearer(w.ana))
+	if rec.Code != 200 {
+		t.Fatalf("edit: %d %s", rec.Code, rec.Body)
+	}
+	edited := decodeAs[struct{ Data attachedView }](t, rec.Body.Bytes()).Data
+	if len(edited.Attachments) != 2 || edited.Attachments[0].ID != a || edited.Attachments[1].ID != c ||
+		edited.Attachments[0].OriginalAltText == nil || *edited.Attachments[0].OriginalAltText != "Primera" || edited.Content != "two files" {
+		t.Fatalf("edited %s", rec.Body)
+	}
+	if code, _, _ := fetch(t, linkB); code != 404 {
+		t.Fatalf("the dropped file's link after the edit: %d, want 404", code)
+	}
+	links := []string{*edited.Attachments[0].URL, *edited.Attachments[1].URL}
+	for _, l := range links {
+		if code, _, _ := fetch(t, l); code != 200 {
+			t.Fatalf("a kept file's link: %d", code)
+		}
+	}
+	// The dropped upload cannot come back to another message.
+	if rec := w.do(t, "POST", w.wsPath("/channels/"+w.general+"/messages"),
+		fmt.Sprintf(`{"content":"again","attachments":[{"upload_id":%q}]}`, b), bearer(w.ana)); rec.Code != 422 {
+		t.Fatalf("a dropped upload attached again: %d %s", rec.Code, rec.Body)
+	}
+
+	if rec := w.do(t, "DELETE", w.msgPath(w.general, posted.ID), "", bearer(w.ana)); rec.Code != 204 {
+		t.Fatalf("delete: %d %s", rec.Code, rec.Body)
+	}
+	for _, l := range links {
+		if code, _, _ := fetch(t, l); code != 404 {
+			t.Fatalf("a link after the deletion: %d, want 404", code)
+		}
+	}
+	v := w.listed(t, bearer(w.ben), posted.ID)
+	if !v.Deleted {
+		t.Fatalf("listed %+v, want a tombstone", v)
+	}
+	raw := w.rawMessage(t, w.general, posted.ID)
+	if _, ok := raw["attachments"]; ok {
+		t.Fatal("the tombstone still holds its attachments")
+	}
+	if _, ok := raw["attachment_keys"]; ok {
+		t.Fatal("the tombstone still lists keys to delete after its files were deleted")
+	}
+}

@@ -566,11 +566,12 @@ func TestAdminDeletionAndItsAuditAreOneWrite(t *testing.T) {
 	}
 }
 
-// TestEditAttachmentsWithoutABucket: through the member's edit function
-// on an app without a bucket, an edit whose attachments list is the
-// message's own (none) changes nothing; one that attaches an upload is
-// 503 (no bucket) and changes nothing; a body with neither field is 422.
-func TestEditAttachmentsWithoutABucket(t *testing.T) {
+// TestEditAttachmentsListsAndUnknownUploads: through the member's edit
+// function, an edit whose attachments list is the message's own (none)
+// changes nothing; one that attaches an upload that does not exist is 422
+// and changes nothing; a body with neither field is 422. (Without a
+// bucket, attaching is 503: pkg/attachments's tests.)
+func TestEditAttachmentsListsAndUnknownUploads(t *testing.T) {
 	w := newMemberWorld(t)
 	ben := bearer(w.ben)
 	id := w.post(t, ben, "plain")
@@ -579,8 +580,8 @@ func TestEditAttachmentsWithoutABucket(t *testing.T) {
 		t.Fatalf("the same (empty) list: %d %s, want 200 at revision 1", rec.Code, rec.Body)
 	}
 	upload := chat.NewIDs().New(time.Now())
-	if rec := w.do(t, "PATCH", path, `{"content":"with a file","attachments":[{"upload_id":"`+upload+`"}]}`, ben); rec.Code != 503 {
-		t.Fatalf("attaching without a bucket: %d %s, want 503", rec.Code, rec.Body)
+	if rec := w.do(t, "PATCH", path, `{"content":"with a file","attachments":[{"upload_id":"`+upload+`"}]}`, ben); rec.Code != 422 {
+		t.Fatalf("attaching an unknown upload: %d %s, want 422", rec.Code, rec.Body)
 	}
 	if rec := w.do(t, "PATCH", path, `{}`, ben); rec.Code != 422 {
 		t.Fatalf("neither content nor attachments: %d %s, want 422", rec.Code, rec.Body)

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/app/httpfn"
+	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/guestpage"
 	"github.com/chatbridge/chat/pkg/httpapi"
@@ -117,7 +119,7 @@ var samples = map[string]func(t *testing.T, fn string){
 			!strings.Contains(resp.Body, `data-room-id="`+room+`"`) || !strings.Contains(resp.Body, `data-realtime-url="wss://abc123.execute-api.us-east-1.amazonaws.com/live"`) {
 			t.Fatalf("page: %d %v %v %.300s", resp.StatusCode, err, resp.Headers, resp.Body)
 		}
-		for _, want := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "connect-src 'self' wss://abc123.execute-api.us-east-1.amazonaws.com;"} {
+		for _, want := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "connect-src 'self' ", " wss://abc123.execute-api.us-east-1.amazonaws.com;"} {
 			if !strings.Contains(csp, want) {
 				t.Fatalf("CSP %q lacks %q", csp, want)
 			}
@@ -381,6 +383,23 @@ var samples = map[string]func(t *testing.T, fn string){
 			t.Fatalf("without a token: %d %s", bad.StatusCode, bad.Body)
 		}
 	},
+	"CreateChannelUploadFunction": func(t *testing.T, fn string) {
+		wiringtest.DemoAs(t, fn)
+		uploadSample(t, fn, "create-channel-upload.json", nil)
+	},
+	"CreateGuestUploadFunction": func(t *testing.T, fn string) {
+		st, _ := wiringtest.DemoAs(t, fn)
+		ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, "create-guest-upload.json")
+		_, joined := wiringtest.Join(t, st, ev.PathParameters["room_id"], "es-ES")
+		uploadSample(t, fn, "create-guest-upload.json", map[string]string{"x-service-guest-token": joined.Token})
+	},
+	"CreateWebhookUploadFunction": func(t *testing.T, fn string) {
+		wiringtest.DemoAs(t, fn)
+		resp := uploadSample(t, fn, "create-webhook-upload.json", nil)
+		if resp.Headers["X-Ratelimit-Limit"] == "" && resp.Headers["X-RateLimit-Limit"] == "" {
+			t.Fatalf("webhook upload without its quota headers: %v", resp.Headers)
+		}
+	},
 	"PostGuestMessageFunction": func(t *testing.T, fn string) {
 		st, _ := wiringtest.DemoAs(t, fn)
 		ctx := context.Background()
@@ -444,4 +463,35 @@ func TestEveryEventFunctionHasASample(t *testing.T) {
 	if n < 6 {
 		t.Fatalf("template.yaml has %d functions without an HTTP route, want the six event functions at least", n)
 	}
+}
+
+// uploadSample runs fn's upload sample (with extra headers): 201 with a
+// presigned POST to the stack's bucket; a body naming an SVG is 422.
+func uploadSample(t *testing.T, fn, sample string, headers map[string]string) events.APIGatewayV2HTTPResponse {
+	t.Helper()
+	ctx := context.Background()
+	h, err := handlers.FromEnv(ctx, fn)
+	if err != nil {
+		t.Fatalf("handler: %v", err)
+	}
+	ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, sample)
+	for k, v := range headers {
+		ev.Headers[k] = v
+	}
+	resp, err := h(ctx, ev)
+	if err != nil || resp.StatusCode != 201 {
+		t.Fatalf("sample: %d %v %s, want 201", resp.StatusCode, err, resp.Body)
+	}
+	data := wiringtest.Body(t, resp)["data"].(map[string]any)
+	fields, _ := data["fields"].(map[string]any)
+	if !chat.ValidID(data["upload_id"].(string)) || data["method"] != "POST" || !strings.Contains(data["url"].(string), os.Getenv(awsenv.EnvBucket)) ||
+		fields["policy"] == nil || fields["key"] == nil {
+		t.Fatalf("upload form %s", resp.Body)
+	}
+	ev.Body = `{"filename":"logo.svg","content_type":"image/svg+xml","size":10}`
+	bad, _ := h(ctx, ev)
+	if bad.StatusCode != 422 {
+		t.Fatalf("an SVG: %d %s, want 422", bad.StatusCode, bad.Body)
+	}
+	return resp
 }
