@@ -20,6 +20,7 @@ import (
 	"github.com/chatbridge/chat/pkg/attachments"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/messageview"
 )
 
 // formBody is an upload's 201.
@@ -33,17 +34,8 @@ type formBody struct {
 	} `json:"data"`
 }
 
-// attachmentBody is an attachment in a view.
-type attachmentBody struct {
-	ID              string  `json:"id"`
-	Filename        string  `json:"filename"`
-	ContentType     string  `json:"content_type"`
-	Size            int64   `json:"size"`
-	AltText         *string `json:"alt_text"`
-	OriginalAltText *string `json:"original_alt_text"`
-	URL             *string `json:"url"`
-	URLExpiresAt    *string `json:"url_expires_at"`
-}
+// attachmentBody is an attachment in a view, as the API shows it.
+type attachmentBody = messageview.AttachmentView
 
 type attachedView struct {
 	ID          string           `json:"id"`
