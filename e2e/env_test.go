@@ -140,6 +140,9 @@ func (t *samTemplate) resolve(n yaml.Node, st *stacktest.Stack) (string, bool) {
 		if url, ok := st.Resources.Queues[n.Value]; ok {
 			return url, true
 		}
+		if name, ok := st.Resources.Buckets[n.Value]; ok {
+			return name, true
+		}
 	case "!GetAtt":
 		if q, ok := strings.CutSuffix(n.Value, ".Arn"); ok {
 			if arn, ok := st.Resources.QueueARNs[q]; ok {

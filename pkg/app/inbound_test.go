@@ -175,8 +175,11 @@ func TestInboundAcceptedBody(t *testing.T) {
 	if author["type"] != "bot" || author["name"] != "CI Bot" || author["avatar_url"] != "https://example.com/bot.png" {
 		t.Errorf("author %v, want the webhook's bot identity", author)
 	}
-	if len(d) != 8 {
-		t.Errorf("data has fields %v, want exactly 8", d)
+	if a, ok := d["attachments"].([]any); !ok || len(a) != 0 {
+		t.Errorf("data.attachments = %v, want [] for a post without files", d["attachments"])
+	}
+	if len(d) != 9 {
+		t.Errorf("data has fields %v, want exactly 9", d)
 	}
 	if n := w.count(t, "MSG#"); n != 1 {
 		t.Fatalf("%d messages stored, want 1", n)
