@@ -337,6 +337,15 @@ func TestAttachmentCallBudgets(t *testing.T) {
 	if calls := w.calls(t, "guest upload", func() { w.do(t, "POST", "/api/v1/external/rooms/"+w.room+"/uploads", body, guest) }); len(calls) > 2 {
 		t.Fatalf("guest upload: %d calls %v, want at most 2", len(calls), calls)
 	}
+	// A webhook's upload is its post's steps: the settings read, the
+	// quota, the upload's record and the request log.
+	// The first request of an instance also reads the workspace and its
+	// channels (a Query), cached from then on, as a post's.
+	secret := map[string]string{"X-Service-Webhook-Secret": w.static.Secret}
+	w.do(t, "POST", "/webhooks/"+w.static.ID+"/uploads", body, secret)
+	if calls := w.calls(t, "webhook upload", func() { w.do(t, "POST", "/webhooks/"+w.static.ID+"/uploads", body, secret) }); len(calls) > 4 {
+		t.Fatalf("webhook upload: %d calls %v, want at most 4", len(calls), calls)
+	}
 	img := testPNG(t, 4, 4)
 	ids := []string{
 		w.upload(t, w.channelUploads(), bearer(w.ana), "1.png", "image/png", img),
