@@ -3,6 +3,7 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
@@ -437,4 +438,92 @@ func TestEditsAndDeletionsOfAttachments(t *testing.T) {
 	if _, ok := raw["attachment_keys"]; ok {
 		t.Fatal("the tombstone still lists keys to delete after its files were deleted")
 	}
+}
+
+// Concurrent posts: twelve posts racing for one upload attach it exactly
+// once (the rest 422, none 5xx), and a burst of twelve posts, each with its
+// own upload, are all stored with their file.
+func TestConcurrentAttachments(t *testing.T) {
+	w := newMemberWorld(t)
+	img := testPNG(t, 5, 5)
+	contested := w.upload(t, w.channelUploads(), bearer(w.ana), "contested.png", "image/png", img)
+	own := make([]string, 12)
+	for i := range own {
+		own[i] = w.upload(t, w.channelUploads(), bearer(w.ana), fmt.Sprintf("own-%d.png", i), "image/png", img)
+	}
+	before := w.count(t, "MSG#")
+	codes := make([]int, 24)
+	done := make(chan struct{})
+	for i := range codes {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			id := contested
+			if i >= 12 {
+				id = own[i-12]
+			}
+			rec := w.do(t, "POST", w.wsPath("/channels/"+w.general+"/messages"),
+				fmt.Sprintf(`{"content":"race %d","attachments":[{"upload_id":%q}]}`, i, id), bearer(w.ana))
+			codes[i] = rec.Code
+		}()
+	}
+	for range codes {
+		<-done
+	}
+	won := 0
+	for i, c := range codes[:12] {
+		switch c {
+		case 201:
+			won++
+		case 422:
+		default:
+			t.Errorf("post %d for the contested upload: %d, want 201 or 422", i, c)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("the contested upload was attached %d times, want once (%v)", won, codes[:12])
+	}
+	for i, c := range codes[12:] {
+		if c != 201 {
+			t.Fatalf("burst post %d with its own upload: %d, want 201 (%v)", i, c, codes[12:])
+		}
+	}
+	if got := w.count(t, "MSG#") - before; got != 13 {
+		t.Fatalf("%d messages stored, want 13: one for the contested upload, twelve of the burst", got)
+	}
+}
+
+// The worst content in an alt text and a filename: characters that JSON
+// escapes to six bytes, U+2028, U+FFFF in an alt text, emoji, code and
+// links, at the alt text's limit, round trip through the post and the list.
+func TestAttachmentWorstContent(t *testing.T) {
+	w := newMemberWorld(t)
+	alt := "<script>&\u2028\uFFFF😀 `go test ./...` https://ci.invalid/build/1042 @Ana "
+	for len([]rune(alt)) < attachments.MaxAltText {
+		alt += "<"
+	}
+	alt = string([]rune(alt)[:attachments.MaxAltText])
+	name := "<b>&\"quotes\" 😀 résumé " + strings.Repeat("x", 200) + ".txt"
+	id := w.upload(t, w.channelUploads(), bearer(w.ana), name, "text/plain", []byte("fn main() { println!(\"hi\") }\n"))
+	body, _ := json.Marshal(map[string]any{"content": "", "attachments": []map[string]string{{"upload_id": id, "alt_text": alt}}})
+	rec := w.do(t, "POST", w.wsPath("/channels/"+w.general+"/messages"), string(body), bearer(w.ana))
+	if rec.Code != 201 {
+		t.Fatalf("post: %d %s", rec.Code, rec.Body)
+	}
+	posted := decodeAs[struct{ Data attachedView }](t, rec.Body.Bytes()).Data
+	rec = w.do(t, "GET", w.wsPath("/channels/"+w.general+"/messages?limit=5"), "", bearer(w.ben))
+	for _, v := range decodeAs[pageOf[attachedView]](t, rec.Body.Bytes()).Data {
+		if v.ID != posted.ID {
+			continue
+		}
+		a := v.Attachments[0]
+		if a.Filename != name || a.OriginalAltText == nil || *a.OriginalAltText != alt {
+			t.Fatalf("listed %q / %q, want the name and alt text as sent", a.Filename, *a.OriginalAltText)
+		}
+		code, hdr, _ := fetch(t, *a.URL)
+		if code != 200 || !strings.Contains(hdr.Get("Content-Disposition"), "attachment") {
+			t.Fatalf("download of a hostile name: %d %v", code, hdr)
+		}
+		return
+	}
+	t.Fatalf("message %s not listed: %s", posted.ID, rec.Body)
 }

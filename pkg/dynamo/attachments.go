@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -154,4 +155,24 @@ func ClaimFailure(reasons []types.CancellationReason, first int, m chat.Message)
 	}
 	ce.Free = free
 	return ce
+}
+
+// TransactClaims is Transact for a write that claims uploads: the claims
+// of one upload by concurrent posts collide (TransactionConflict) until one
+// of them commits, and then every other fails its condition, which is the
+// answer they are owed (422, attached once). Transact gives up on a write
+// that keeps colliding; with claims among its items it is run again, up to
+// three more times, after a pause that spreads the contenders out. Results
+// and errors: those of Transact.
+func (s *Table) TransactClaims(ctx context.Context, op string, items []types.TransactWriteItem, claims int) ([]types.CancellationReason, error) {
+	reasons, err := s.Transact(ctx, op, items)
+	for round := 0; claims > 0 && chat.IsCode(err, chat.EConflict) && round < 3; round++ {
+		select {
+		case <-ctx.Done():
+			return nil, Fail(op, ctx.Err())
+		case <-time.After(time.Duration(50+rand.IntN(200)) * time.Millisecond):
+		}
+		reasons, err = s.Transact(ctx, op, items)
+	}
+	return reasons, err
 }

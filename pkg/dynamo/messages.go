@@ -308,7 +308,7 @@ func (s *Table) putWithClaims(ctx context.Context, m chat.Message) error {
 	// The claims are judged at the post's own time, the clock that dated
 	// the uploads.
 	items := append([]types.TransactWriteItem{MessagePut(s.Name, m)}, ClaimWrites(s.Name, m, m.CreatedAt)...)
-	reasons, err := s.Transact(ctx, "put message "+m.ID, items)
+	reasons, err := s.TransactClaims(ctx, "put message "+m.ID, items, len(m.Attachments))
 	switch {
 	case chat.IsCode(err, chat.EConflict):
 		// Only this post writes its message and uploads: a collision is

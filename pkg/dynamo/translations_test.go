@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -520,6 +521,9 @@ func streamOf(t *testing.T, st *stacktest.Stack, pk string) events.DynamoDBEvent
 
 type countingTranslator struct {
 	langs *translation.Languages
+	// calls is counted under mu: a message's units are translated
+	// concurrently.
+	mu    sync.Mutex
 	calls *int
 }
 
@@ -528,6 +532,8 @@ func (c *countingTranslator) Targets(context.Context, string) (*translation.Lang
 }
 
 func (c *countingTranslator) Translate(_ context.Context, text, _, target string) (translation.Result, error) {
+	c.mu.Lock()
 	*c.calls++
+	c.mu.Unlock()
 	return translation.Result{Text: target + ": " + text}, nil
 }

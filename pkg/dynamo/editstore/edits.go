@@ -128,7 +128,7 @@ func (s *Store) editWithClaims(ctx context.Context, c edits.Change, up *types.Up
 	m := chat.Message{ID: c.MessageID, ChannelID: c.ChannelID, Author: chat.Author{Type: c.Actor.Type, ID: c.Actor.ID},
 		Attachments: c.Claims}
 	items := append([]types.TransactWriteItem{{Update: up}}, dynamo.ClaimWrites(s.Name, m, c.Now)...)
-	reasons, err := s.Transact(ctx, op, items)
+	reasons, err := s.TransactClaims(ctx, op, items, len(c.Claims))
 	switch {
 	case chat.IsCode(err, chat.EConflict):
 		// A collision that outlasted the retries: another write of the

@@ -245,7 +245,7 @@ func (s *Store) sigWrite(u *inbound.SignatureUse, now time.Time) types.TransactW
 // checks, so a webhook's concurrent posts never cancel each other.
 func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
 	items, sigIdx, keyIdx, msgIdx := s.acceptItems(a, now)
-	reasons, err := s.Transact(ctx, "accept inbound message", items)
+	reasons, err := s.TransactClaims(ctx, "accept inbound message", items, len(a.Message.Attachments))
 	if chat.IsCode(err, chat.EConflict) {
 		if a.Key != nil {
 			return 0, inbound.Record{}, keyInUse(err)
