@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -222,7 +221,7 @@ func Field(obj jsonbody.Object, v *chat.Validation) (refs []Ref, present bool) {
 // Check reads each upload of refs in channel ch of workspace ws and checks
 // that it is complete and that its first bytes match its type, in
 // parallel. It returns the attachments, in refs' order; the store's write
-// of the message then claims each upload for owner (Claims), which checks
+// of the message then claims each upload for its author (a Claim each), which checks
 // ownership, size and that it was not attached before. Errors: EValidation
 // on "attachments" naming the first upload that fails and why; those of
 // Objects.
@@ -281,15 +280,6 @@ type Claim struct {
 	ChannelID   string
 	Size        int64
 	ContentType string
-}
-
-// Claims are the claims of attachments as by owner in channel ch.
-func Claims(owner, ch string, as []chat.Attachment) []Claim {
-	out := make([]Claim, len(as))
-	for i, a := range as {
-		out[i] = Claim{UploadID: a.ID, Owner: owner, ChannelID: ch, Size: a.Size, ContentType: a.ContentType}
-	}
-	return out
 }
 
 // ClaimError is a store's refusal of a claim: the upload as stored (zero
@@ -399,16 +389,6 @@ func (s *Service) tagAll(ctx context.Context, as []chat.Attachment, state string
 	}
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-// Sanitize is s with nothing a header could break on; used for names.
-func Sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if hidden(r) || r == '"' || r == '\\' {
-			return '_'
-		}
-		return r
-	}, s)
 }
 
 // Parts are refs as an idempotency fingerprint's parts: each upload id
