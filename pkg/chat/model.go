@@ -212,6 +212,35 @@ type Message struct {
 	// deletion is not confirmed yet: kept so that a retried edit or
 	// deletion finishes it. Never shown to a reader.
 	DroppedKeys []string
+
+	// ThreadID is the id of the root message of the thread this message
+	// replies in (contract section 18); "" for a root. Threads are one
+	// level deep: a reply's ThreadID always names a root.
+	ThreadID string
+	// ReplyCount and LastReplyAt are a root's thread: how many replies it
+	// has had (deleted ones stay in the thread as tombstones and are
+	// counted) and when the newest was posted; 0 and zero on a reply and
+	// on a root without replies.
+	ReplyCount  int
+	LastReplyAt time.Time
+	// ReactionEmoji are the distinct emoji reacted with on the message, in
+	// order of first use (at most MaxReactionEmoji); an emoji whose count
+	// fell to zero may still be listed. ReactionShards is how many count
+	// shards its reaction counts are spread over (0 reads as 1).
+	ReactionEmoji  []string
+	ReactionShards int
+}
+
+// MaxReactionEmoji is the most distinct emoji a message takes (contract
+// section 18).
+const MaxReactionEmoji = 50
+
+// Reaction is one emoji's reactions on a message as one reader sees them.
+type Reaction struct {
+	Emoji string
+	Count int
+	// Me says whether the reader is one of those who reacted with it.
+	Me bool
 }
 
 // Attachment is a file a message carries: an upload (package attachments)
@@ -389,6 +418,9 @@ type MessageView struct {
 	// reads each attachment's own AltText. They may be set while the
 	// content is the original (Translated false).
 	AltTexts []string
+	// Reactions are the message's reactions with a count above zero, in
+	// order of first use, Me for this view's reader; nil for none.
+	Reactions []Reaction
 }
 
 // ShowsTranslation reports whether v shows any translation: of its

@@ -174,7 +174,30 @@ type MessageItem struct {
 	// the message and whose deletion is not confirmed yet (a string set,
 	// absent when none: a set cannot be empty).
 	AttachmentKeys []string `dynamodbav:"attachment_keys,stringset,omitempty"`
+	// ThreadID is the root's id on a reply (and the partition key of
+	// ThreadIndex, so only replies are in it); absent on a root.
+	ThreadID string `dynamodbav:"thread_id,omitempty"`
+	// ReplyCount and LastReplyAt are a root's thread, absent until its
+	// first reply.
+	ReplyCount  int        `dynamodbav:"reply_count,omitempty"`
+	LastReplyAt *time.Time `dynamodbav:"last_reply_at,omitempty"`
+	// ReactionEmoji (a list, in order of first use) and ReactionShards are
+	// absent until the message's first reaction.
+	ReactionEmoji  []string `dynamodbav:"reaction_emoji,omitempty"`
+	ReactionShards int      `dynamodbav:"reaction_shards,omitempty"`
 }
+
+// Attributes of threads and reactions on a message item.
+const (
+	AttrThreadID       = "thread_id"
+	AttrReplyCount     = "reply_count"
+	AttrLastReplyAt    = "last_reply_at"
+	AttrReactionEmoji  = "reaction_emoji"
+	AttrReactionShards = "reaction_shards"
+	// ThreadIndex is the sparse index of replies: partition key thread_id
+	// (the root's id), sort key sk (MSG#<reply id>), projecting all.
+	ThreadIndex = "ThreadIndex"
+)
 
 // MessageItemOf returns the item of a new message, marked untranslated
 // unless it skips translation.
@@ -184,7 +207,7 @@ func MessageItemOf(m chat.Message) MessageItem {
 		Author:  authorAttr{Type: m.Author.Type, ID: m.Author.ID, Name: m.Author.Name, AvatarURL: m.Author.AvatarURL, Language: m.Author.Language},
 		Content: m.Content, SourceLanguage: m.SourceLanguage, SkipTranslation: m.SkipTranslation,
 		Status: m.Status, CreatedAt: m.CreatedAt, TranslatedLanguages: m.TranslatedLanguages,
-		Attachments: attachmentAttrsOf(m.Attachments),
+		Attachments: attachmentAttrsOf(m.Attachments), ThreadID: m.ThreadID,
 	}
 	if !m.SkipTranslation {
 		it.PendingShard, it.PendingDue = PendingShard(m.ID), PendingDue(m.CreatedAt.Add(PendingGrace), m.ID)
@@ -200,6 +223,8 @@ func (it MessageItem) Message() chat.Message {
 		Status: it.Status, CreatedAt: it.CreatedAt, TranslatedLanguages: it.TranslatedLanguages,
 		Revision: it.Revision, EditedAt: timeOr(it.EditedAt), DeletedAt: timeOr(it.DeletedAt), DeletedBy: it.DeletedBy.author(),
 		Attachments: attachmentsOf(it.Attachments), DroppedKeys: it.AttachmentKeys,
+		ThreadID: it.ThreadID, ReplyCount: it.ReplyCount, LastReplyAt: timeOr(it.LastReplyAt),
+		ReactionEmoji: it.ReactionEmoji, ReactionShards: it.ReactionShards,
 	}
 }
 
