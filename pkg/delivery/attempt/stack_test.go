@@ -382,15 +382,27 @@ func TestGoneDisables(t *testing.T) {
 // queueEmpty reports whether the delivery queue (and the slow lane, when
 // the env has one) holds no message: none visible, in flight or delayed (a
 // retry waiting).
+//
+// Each count is read at its own instant (moto evaluates the three
+// attributes one after the other, and SQS's counts are approximate), so a
+// message that turns from delayed to visible, or from in flight to
+// visible, between two of them is in none of one answer: a queue holding
+// one message waiting 2 s once read as empty as its wait ended, and a
+// test stopped before its redelivery was attempted. Each queue is read
+// twice in a row and is empty only when both reads are: a message counted
+// in neither would have had to cross such an edge in both reads, and it
+// crosses each edge once.
 func queueEmpty(t *testing.T, e *env) bool {
 	t.Helper()
-	for _, url := range []string{e.url, e.slowURL} {
-		if url == "" {
-			continue
-		}
-		visible, inFlight, delayed := queueCountsAt(t, e, url)
-		if visible+inFlight+delayed != 0 {
-			return false
+	for range 2 {
+		for _, url := range []string{e.url, e.slowURL} {
+			if url == "" {
+				continue
+			}
+			visible, inFlight, delayed := queueCountsAt(t, e, url)
+			if visible+inFlight+delayed != 0 {
+				return false
+			}
 		}
 	}
 	return true
