@@ -535,3 +535,8 @@ func TestPostGuestMessageRateLimit(t *testing.T) {
 		t.Fatalf("blank post past the limit: %d, want 422", rec.Code)
 	}
 }
+
+// ThreadRoot finds no thread: the tests of this file post roots.
+func (s *gmStore) ThreadRoot(context.Context, string, string) (string, error) {
+	return "", chat.FieldError("thread_id", "unknown thread")
+}
