@@ -202,6 +202,7 @@ func (w *memberWorld) postIn(t *testing.T, hdr map[string]string, channel, conte
 func TestThreadBurst(t *testing.T) {
 	w := newMemberWorld(t)
 	ana := bearer(w.ana)
+	older := w.post(t, ana, "Older root")
 	root := w.post(t, ana, "Incident channel")
 	path := "/webhooks/" + w.static.ID + "/messages"
 	secret := map[string]string{"X-Service-Webhook-Secret": w.static.Secret}
@@ -230,6 +231,18 @@ func TestThreadBurst(t *testing.T) {
 	raw := w.rawMessage(t, w.general, root)
 	if got := fmt.Sprint(raw["reply_count"]); !strings.Contains(got, "30") {
 		t.Fatalf("root's reply_count %s, want 30", got)
+	}
+	// The 30 replies are newer than both roots: a page of one is read on
+	// past them (the filter leaves them out), never empty, and its cursor
+	// leads to the older root.
+	rec := w.do(t, "GET", w.wsPath("/channels/"+w.general+"/messages?limit=1"), "", ana)
+	page := decodeAs[pageOf[threadBody]](t, rec.Body.Bytes())
+	if len(page.Data) != 1 || page.Data[0].ID != root || page.Data[0].ReplyCount != 30 || page.Meta.NextCursor == nil {
+		t.Fatalf("first page of one: %s, want the incident root with 30 replies and a next cursor", rec.Body)
+	}
+	rec = w.do(t, "GET", w.wsPath("/channels/"+w.general+"/messages?limit=1&cursor="+*page.Meta.NextCursor), "", ana)
+	if page = decodeAs[pageOf[threadBody]](t, rec.Body.Bytes()); len(page.Data) != 1 || page.Data[0].ID != older {
+		t.Fatalf("second page of one: %s, want the older root", rec.Body)
 	}
 }
 

@@ -285,10 +285,11 @@ func (s *Table) QueryPage(ctx context.Context, q ListQuery, after string, limit 
 			return nil, "", Fail(q.Op, err)
 		}
 		items = append(items, out.Items...)
-		// Unfiltered, one Query's items make the page (fewer than asked
-		// when DynamoDB ended its page early); filtered, the page is read
-		// on until full.
-		full := len(items) > limit || q.Filter == "" && len(items) > 0
+		// A Query's items make the page, fewer than asked when DynamoDB
+		// ended its page early (1 MB read); a filter that left out some of
+		// the items it read is read on until the page is full.
+		filtered := q.Filter != "" && out.ScannedCount >= aws.ToInt32(in.Limit)
+		full := len(items) > limit || len(items) > 0 && !filtered
 		if full || len(out.LastEvaluatedKey) == 0 {
 			break
 		}
