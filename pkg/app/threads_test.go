@@ -229,7 +229,7 @@ func TestThreadBurst(t *testing.T) {
 		}
 	}
 	raw := w.rawMessage(t, w.general, root)
-	if got := fmt.Sprint(raw["reply_count"]); !strings.Contains(got, "30") {
+	if got := fmt.Sprint(raw["reply_count"]); got != "&{30 {}}" {
 		t.Fatalf("root's reply_count %s, want 30", got)
 	}
 	// The 30 replies are newer than both roots: a page of one is read on
@@ -265,5 +265,34 @@ func TestThreadCallBudget(t *testing.T) {
 	if strings.Join(reply, " ") == strings.Join(plain, " ") || !strings.Contains(strings.Join(reply, " "), "GetItem") ||
 		!strings.Contains(strings.Join(reply, " "), "TransactWriteItems") {
 		t.Fatalf("reply's calls %v, want a GetItem and a TransactWriteItems", reply)
+	}
+}
+
+// A member's reply with an Idempotency-Key: stored once in the root's
+// thread (the keyed transaction also counts it on the root), replayed
+// after; the same key on another thread is a reused key.
+func TestThreadReplyWithIdempotencyKey(t *testing.T) {
+	w := newMemberWorld(t)
+	ana := bearer(w.ana)
+	path := w.wsPath("/channels/" + w.general + "/messages")
+	root := w.post(t, ana, "root")
+	other := w.post(t, ana, "other root")
+	keyed := with(ana, "Idempotency-Key", "reply-1")
+	first := w.reply(t, path, keyed, root, "keyed reply")
+	if first.Code != 201 || !strings.Contains(first.Body.String(), `"thread_id":"`+root+`"`) {
+		t.Fatalf("keyed reply: %d %s", first.Code, first.Body)
+	}
+	again := w.reply(t, path, keyed, root, "keyed reply")
+	if again.Code != 201 || again.Header().Get("Idempotent-Replayed") != "true" || again.Body.String() != first.Body.String() {
+		t.Fatalf("replay: %d %s, want the first answer replayed", again.Code, again.Body)
+	}
+	if rec := w.reply(t, path, keyed, other, "keyed reply"); rec.Code != 422 && rec.Code != 409 {
+		t.Fatalf("the key on another thread: %d %s, want it refused as reused", rec.Code, rec.Body)
+	}
+	if got := fmt.Sprint(w.rawMessage(t, w.general, root)["reply_count"]); got != "&{1 {}}" {
+		t.Fatalf("root's reply_count %s, want 1", got)
+	}
+	if _, ok := w.rawMessage(t, w.general, other)["reply_count"]; ok {
+		t.Fatalf("the other root counts a reply")
 	}
 }
