@@ -23,6 +23,7 @@ OPENAPI_LINT = $(shell scripts/openapi-lint-dir)/node_modules/.bin
 FUNCTIONS := \
 	JoinRoomFunction:join-room \
 	ListGuestMessagesFunction:list-guest-messages \
+	ListGuestRepliesFunction:list-guest-replies \
 	PostGuestMessageFunction:post-guest-message \
 	ListOutboundWebhooksFunction:list-outbound-webhooks \
 	ListSupportWebhooksFunction:list-support-webhooks \
@@ -32,6 +33,7 @@ FUNCTIONS := \
 	ListInboundRequestsFunction:list-inbound-requests \
 	ListChannelsFunction:list-channels \
 	ListChannelMessagesFunction:list-channel-messages \
+	ListChannelRepliesFunction:list-channel-replies \
 	PostChannelMessageFunction:post-channel-message \
 	CreateChannelUploadFunction:create-channel-upload \
 	CreateGuestUploadFunction:create-guest-upload \

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"os"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	chatbundle "github.com/chatbridge/chat"
 	"github.com/chatbridge/chat/internal/handlers"
 	"github.com/chatbridge/chat/internal/samtemplate"
+	"github.com/chatbridge/chat/internal/stacktest"
 	"github.com/chatbridge/chat/internal/storetest"
 	"github.com/chatbridge/chat/internal/wiringtest"
 	"github.com/chatbridge/chat/pkg/app"
@@ -217,6 +219,65 @@ var samples = map[string]func(t *testing.T, fn string){
 		bad, _ := h(ctx, ev)
 		if bad.StatusCode != 401 || bad.Body != `{"message":"Unauthenticated."}` {
 			t.Fatalf("without a token: %d %s", bad.StatusCode, bad.Body)
+		}
+	},
+	"ListChannelRepliesFunction": func(t *testing.T, fn string) {
+		st, _ := wiringtest.DemoAs(t, fn)
+		ctx := context.Background()
+		ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, "list-channel-replies.json")
+		h, err := handlers.FromEnv(ctx, fn)
+		if err != nil {
+			t.Fatalf("handler: %v", err)
+		}
+		// The sample names no message of the channel: 404.
+		if resp, err := h(ctx, ev); err != nil || resp.StatusCode != 404 {
+			t.Fatalf("sample's unknown message: %d %v %s, want 404", resp.StatusCode, err, resp.Body)
+		}
+		// A guest of the channel's room posts and replies; the member reads the thread.
+		root, reply := sampleThread(t, st, "01JD9N113GQYDPWDARF68MKWR7")
+		ev = withMessageID(ev, root)
+		resp, err := h(ctx, ev)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("thread: %d %v %s, want 200", resp.StatusCode, err, resp.Body)
+		}
+		data := wiringtest.Body(t, resp)["data"].([]any)
+		if len(data) != 1 || data[0].(map[string]any)["id"] != reply || data[0].(map[string]any)["thread_id"] != root {
+			t.Fatalf("body %s, want the one reply", resp.Body)
+		}
+		delete(ev.Headers, "authorization")
+		bad, _ := h(ctx, ev)
+		if bad.StatusCode != 401 || bad.Body != `{"message":"Unauthenticated."}` {
+			t.Fatalf("without a token: %d %s", bad.StatusCode, bad.Body)
+		}
+	},
+	"ListGuestRepliesFunction": func(t *testing.T, fn string) {
+		st, _ := wiringtest.DemoAs(t, fn)
+		ctx := context.Background()
+		ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, "list-guest-replies.json")
+		h, err := handlers.FromEnv(ctx, fn)
+		if err != nil {
+			t.Fatalf("handler: %v", err)
+		}
+		// The sample's token is a placeholder: a real one comes from a join.
+		_, joined := wiringtest.Join(t, st, ev.PathParameters["room_id"], "es-ES")
+		ev.Headers["x-service-guest-token"] = joined.Token
+		if resp, err := h(ctx, ev); err != nil || resp.StatusCode != 404 {
+			t.Fatalf("sample's unknown message: %d %v %s, want 404", resp.StatusCode, err, resp.Body)
+		}
+		root, reply := sampleThread(t, st, ev.PathParameters["room_id"])
+		// A reply's id answers its root's thread.
+		ev = withMessageID(ev, reply)
+		resp, err := h(ctx, ev)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("thread: %d %v %s, want 200", resp.StatusCode, err, resp.Body)
+		}
+		data := wiringtest.Body(t, resp)["data"].([]any)
+		if len(data) != 1 || data[0].(map[string]any)["id"] != reply || data[0].(map[string]any)["thread_id"] != root {
+			t.Fatalf("body %s, want the one reply", resp.Body)
+		}
+		ev.Headers["x-service-guest-token"] = "gst_not_a_token"
+		if bad, _ := h(ctx, ev); bad.StatusCode != 401 {
+			t.Fatalf("a bad token: %d %s, want 401", bad.StatusCode, bad.Body)
 		}
 	},
 	"ListChannelsFunction": func(t *testing.T, fn string) {
@@ -500,4 +561,34 @@ func uploadSample(t *testing.T, fn, sample string, headers map[string]string) ev
 		t.Fatalf("an SVG: %d %s, want 422", bad.StatusCode, bad.Body)
 	}
 	return resp
+}
+
+// sampleThread has a guest of room post a root and reply to it; it returns
+// their ids.
+func sampleThread(t *testing.T, st *stacktest.Stack, room string) (root, reply string) {
+	t.Helper()
+	ctx := context.Background()
+	a, joined := wiringtest.Join(t, st, room, "es-ES")
+	p := &rooms.Poster{Store: storetest.New(a.DB, a.Table), IDs: a.IDs, Now: time.Now}
+	s := chat.GuestSession{Guest: joined.Guest}
+	r, err := p.Post(ctx, s, joined.Room, "¿Alguien sabe por qué falla el despliegue?", nil)
+	if err != nil {
+		t.Fatalf("post: %v", err)
+	}
+	v, err := p.PostIn(ctx, s, joined.Room, r.Message.ID, "Ya lo vi: falta la variable TZ.", nil)
+	if err != nil {
+		t.Fatalf("reply: %v", err)
+	}
+	return r.Message.ID, v.Message.ID
+}
+
+// withMessageID is ev with its message_id path parameter (and path) set to id.
+func withMessageID(ev events.APIGatewayV2HTTPRequest, id string) events.APIGatewayV2HTTPRequest {
+	old := ev.PathParameters["message_id"]
+	params := maps.Clone(ev.PathParameters)
+	params["message_id"] = id
+	ev.PathParameters = params
+	ev.RawPath = strings.Replace(ev.RawPath, old, id, 1)
+	ev.RequestContext.HTTP.Path = ev.RawPath
+	return ev
 }

@@ -174,9 +174,12 @@ type MessageItem struct {
 	// the message and whose deletion is not confirmed yet (a string set,
 	// absent when none: a set cannot be empty).
 	AttachmentKeys []string `dynamodbav:"attachment_keys,stringset,omitempty"`
-	// ThreadID is the root's id on a reply (and the partition key of
-	// ThreadIndex, so only replies are in it); absent on a root.
+	// ThreadID is the root's id on a reply; absent on a root. ThreadPK,
+	// THR#<root id> beside it, is the partition key of ThreadIndex, so only
+	// replies are in it, and a policy can name its partitions
+	// (dynamodb:LeadingKeys THR#*).
 	ThreadID string `dynamodbav:"thread_id,omitempty"`
+	ThreadPK string `dynamodbav:"thread_pk,omitempty"`
 	// ReplyCount and LastReplyAt are a root's thread, absent until its
 	// first reply.
 	ReplyCount  int        `dynamodbav:"reply_count,omitempty"`
@@ -187,6 +190,9 @@ type MessageItem struct {
 	ReactionShards int      `dynamodbav:"reaction_shards,omitempty"`
 }
 
+// ThreadPK is the ThreadIndex partition of the replies to root.
+func ThreadPK(root string) string { return "THR#" + root }
+
 // Attributes of threads and reactions on a message item.
 const (
 	AttrThreadID       = "thread_id"
@@ -194,9 +200,11 @@ const (
 	AttrLastReplyAt    = "last_reply_at"
 	AttrReactionEmoji  = "reaction_emoji"
 	AttrReactionShards = "reaction_shards"
-	// ThreadIndex is the sparse index of replies: partition key thread_id
-	// (the root's id), sort key sk (MSG#<reply id>), projecting all.
-	ThreadIndex = "ThreadIndex"
+	// ThreadIndex is the sparse index of replies: partition key thread_pk
+	// (ThreadPK of the root's id), sort key sk (MSG#<reply id>), projecting
+	// all.
+	AttrThreadPK = "thread_pk"
+	ThreadIndex  = "ThreadIndex"
 )
 
 // MessageItemOf returns the item of a new message, marked untranslated
@@ -208,6 +216,9 @@ func MessageItemOf(m chat.Message) MessageItem {
 		Content: m.Content, SourceLanguage: m.SourceLanguage, SkipTranslation: m.SkipTranslation,
 		Status: m.Status, CreatedAt: m.CreatedAt, TranslatedLanguages: m.TranslatedLanguages,
 		Attachments: attachmentAttrsOf(m.Attachments), ThreadID: m.ThreadID,
+	}
+	if m.ThreadID != "" {
+		it.ThreadPK = ThreadPK(m.ThreadID)
 	}
 	if !m.SkipTranslation {
 		it.PendingShard, it.PendingDue = PendingShard(m.ID), PendingDue(m.CreatedAt.Add(PendingGrace), m.ID)

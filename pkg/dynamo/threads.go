@@ -145,3 +145,25 @@ func (s *Table) TransactPost(ctx context.Context, op string, m chat.Message, bui
 // replyPause is a spread-out pause before a reply's transaction is sent
 // again.
 func replyPause() time.Duration { return time.Duration(50+rand.IntN(450)) * time.Millisecond }
+
+// ThreadOf implements rooms.ThreadLister with one consistent GetItem of
+// message id in channelID: the id itself for a root (deleted or not), its
+// root's for a reply, so that a reply's replies are its thread. Errors:
+// ENotFound when no such message is in the channel; EUnavailable.
+func (s *Table) ThreadOf(ctx context.Context, channelID, id string) (string, error) {
+	out, err := s.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName: &s.Name, Key: Key(ChanPK(channelID), MessageSK(id)), ConsistentRead: aws.Bool(true),
+		ProjectionExpression:     aws.String("#t"),
+		ExpressionAttributeNames: map[string]string{"#t": AttrThreadID},
+	})
+	if err != nil {
+		return "", Fail("get thread of "+id, err)
+	}
+	if out.Item == nil {
+		return "", chat.Errorf(chat.ENotFound, "The message was not found.")
+	}
+	if root := GetS(out.Item, AttrThreadID); root != "" {
+		return root, nil
+	}
+	return id, nil
+}

@@ -42,6 +42,7 @@ const (
 var Routes = []Route{
 	{"JoinRoomFunction", http.MethodPost, "/api/v1/external/rooms/{room_id}/guests", NeedsNone},
 	{"ListGuestMessagesFunction", http.MethodGet, "/api/v1/external/rooms/{room_id}/messages", NeedsCursorKey},
+	{"ListGuestRepliesFunction", http.MethodGet, "/api/v1/external/rooms/{room_id}/messages/{message_id}/replies", NeedsCursorKey},
 	{"PostGuestMessageFunction", http.MethodPost, "/api/v1/external/rooms/{room_id}/messages", NeedsNone},
 	{"CreateGuestUploadFunction", http.MethodPost, "/api/v1/external/rooms/{room_id}/uploads", NeedsNone},
 	{"ListOutboundWebhooksFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/outbound-webhooks", NeedsCursorKey},
@@ -51,6 +52,7 @@ var Routes = []Route{
 	{"CreateWebhookUploadFunction", http.MethodPost, "/webhooks/{webhook}/uploads", NeedsNone},
 	{"ListChannelsFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/channels", NeedsCursorKey},
 	{"ListChannelMessagesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages", NeedsCursorKey},
+	{"ListChannelRepliesFunction", http.MethodGet, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages/{message_id}/replies", NeedsCursorKey},
 	{"PostChannelMessageFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages", NeedsNone},
 	{"CreateChannelUploadFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/uploads", NeedsNone},
 	{"CreateRoomFunction", http.MethodPost, "/api/v1/workspaces/{workspace_id}/rooms", NeedsNone},

@@ -61,7 +61,10 @@ type PostStore interface {
 type Service struct {
 	Channels ChannelStore
 	Messages rooms.MessageReader
-	Posts    PostStore
+	// Threads reads threads (ListReplies); only the replies function sets
+	// it.
+	Threads rooms.ThreadReader
+	Posts   PostStore
 	// Attachments checks and attaches a post's files; nil refuses a post
 	// with attachments (503).
 	Attachments *attachments.Service
@@ -85,6 +88,17 @@ func (s *Service) ListMessages(ctx context.Context, p workspaces.Principal, chan
 		return chat.Page[chat.MessageView]{}, workspaces.ErrForbidden()
 	}
 	return rooms.ReadChannel(ctx, s.Messages, channelID, p.PreferredLanguage, after, limit)
+}
+
+// ListReplies returns up to limit replies of the thread message id of
+// channelID belongs to, oldest first, after the position after, as p reads
+// them (rooms.ReadThread). Errors: EForbidden when p is not a member of
+// channelID, with no store call; those of rooms.ReadThread.
+func (s *Service) ListReplies(ctx context.Context, p workspaces.Principal, channelID, id, after string, limit int) (chat.Page[chat.MessageView], error) {
+	if !p.MemberOf(channelID) {
+		return chat.Page[chat.MessageView]{}, workspaces.ErrForbidden()
+	}
+	return rooms.ReadThread(ctx, s.Threads, channelID, id, p.PreferredLanguage, after, limit)
 }
 
 // Post is a member's new message.

@@ -135,6 +135,8 @@ func (p *Poster) PostIn(ctx context.Context, s chat.GuestSession, room chat.Room
 // Lister lists a room's messages in a guest's language.
 type Lister struct {
 	Store MessageReader
+	// Threads reads threads (Replies); only the replies function sets it.
+	Threads ThreadReader
 }
 
 // List returns up to limit messages of room's channel, newest first, after
@@ -145,6 +147,13 @@ type Lister struct {
 // MessageReader.
 func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, after string, limit int) (chat.Page[chat.MessageView], error) {
 	return ReadChannel(ctx, l.Store, room.ChannelID, s.Guest.PreferredLanguage, after, limit)
+}
+
+// Replies returns up to limit replies of the thread message id of room's
+// channel belongs to, oldest first, after the position after, in s's
+// language (ReadThread). Errors: those of ReadThread.
+func (l *Lister) Replies(ctx context.Context, s chat.GuestSession, room chat.Room, id, after string, limit int) (chat.Page[chat.MessageView], error) {
+	return ReadThread(ctx, l.Threads, room.ChannelID, id, s.Guest.PreferredLanguage, after, limit)
 }
 
 // ViewOf returns m as seen by a reader whose preferred language is tag,

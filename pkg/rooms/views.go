@@ -18,6 +18,55 @@ func ReadChannel(ctx context.Context, store MessageReader, channelID, tag, after
 	if err != nil {
 		return chat.Page[chat.MessageView]{}, err
 	}
+	return viewsOf(ctx, store, page, tag)
+}
+
+// ThreadLister reads a thread (contract section 18).
+type ThreadLister interface {
+	// ThreadOf returns the root of the thread message id of channelID
+	// belongs to: its own id for a root (deleted or not), its root's for a
+	// reply. Errors: ENotFound when the channel has no such message;
+	// EUnavailable.
+	ThreadOf(ctx context.Context, channelID, id string) (string, error)
+	// ListReplies returns up to limit replies of root in channelID, oldest
+	// first, after the position after. Errors: EValidation on "cursor";
+	// EUnavailable.
+	ListReplies(ctx context.Context, channelID, root, after string, limit int) (chat.Page[chat.Message], error)
+}
+
+// ThreadReader is what ReadThread reads: the thread and the replies'
+// translations.
+type ThreadReader interface {
+	ThreadLister
+	MessageReader
+}
+
+// ReadThread returns up to limit replies of the thread message id of
+// channelID belongs to (its own for a root, its root's for a reply), oldest
+// first, after the position after, each as a reader of tag sees it, as
+// ReadChannel shows messages. A deleted root still lists its replies. It
+// costs one consistent read of the message, one query, and the
+// translations' batch reads as ReadChannel. Errors: ENotFound for a message
+// that is not in the channel (a malformed id included, with no store call);
+// those of ThreadReader.
+func ReadThread(ctx context.Context, store ThreadReader, channelID, id, tag, after string, limit int) (chat.Page[chat.MessageView], error) {
+	if !chat.ValidID(id) {
+		return chat.Page[chat.MessageView]{}, chat.Errorf(chat.ENotFound, "The message was not found.")
+	}
+	root, err := store.ThreadOf(ctx, channelID, id)
+	if err != nil {
+		return chat.Page[chat.MessageView]{}, err
+	}
+	page, err := store.ListReplies(ctx, channelID, root, after, limit)
+	if err != nil {
+		return chat.Page[chat.MessageView]{}, err
+	}
+	return viewsOf(ctx, store, page, tag)
+}
+
+// viewsOf is page as a reader of tag sees it: one batch read of the
+// translations it shows per 100 messages.
+func viewsOf(ctx context.Context, store MessageReader, page chat.Page[chat.Message], tag string) (chat.Page[chat.MessageView], error) {
 	var ids, langs []string
 	for _, m := range page.Items {
 		if lang, ok := pick(m, tag); ok {
@@ -27,6 +76,7 @@ func ReadChannel(ctx context.Context, store MessageReader, channelID, tag, after
 	}
 	var trs map[string]map[string]chat.Translation
 	if len(ids) > 0 {
+		var err error
 		if trs, err = store.Translations(ctx, ids, langs); err != nil {
 			return chat.Page[chat.MessageView]{}, err
 		}

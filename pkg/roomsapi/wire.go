@@ -29,6 +29,16 @@ func GuestMessages(a *app.App) (http.Handler, error) {
 	return GuestMessagesHandler(&rooms.GuestAuth{Sessions: st, Now: a.Now}, &rooms.Lister{Store: st}, codec, a.Renderer(0)), nil
 }
 
+// GuestReplies builds ListGuestRepliesFunction.
+func GuestReplies(a *app.App) (http.Handler, error) {
+	codec, err := cursor.Of(a.CursorKey)
+	if err != nil {
+		return nil, err
+	}
+	st := roomstore.New(a.DB, a.Table)
+	return GuestRepliesHandler(&rooms.GuestAuth{Sessions: st, Now: a.Now}, &rooms.Lister{Threads: st}, codec, a.Renderer(0)), nil
+}
+
 // PostGuestMessage builds PostGuestMessageFunction.
 func PostGuestMessage(a *app.App) (http.Handler, error) {
 	st := roomstore.New(a.DB, a.Table)

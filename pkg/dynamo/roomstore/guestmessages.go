@@ -35,8 +35,8 @@ func (s *Store) ListMessages(ctx context.Context, channelID, after string, limit
 // page takes. Errors: EValidation on "cursor" for a position that is not a
 // message's; EUnavailable.
 func (s *Store) ListReplies(ctx context.Context, channelID, rootID, after string, limit int) (chat.Page[chat.Message], error) {
-	q := dynamo.ListQuery{Op: "list replies " + rootID, PK: rootID, Prefix: dynamo.MessagePrefix, Forward: true,
-		Index: dynamo.ThreadIndex, IndexPK: dynamo.AttrThreadID, TablePK: dynamo.ChanPK(channelID)}
+	q := dynamo.ListQuery{Op: "list replies " + rootID, PK: dynamo.ThreadPK(rootID), Prefix: dynamo.MessagePrefix, Forward: true,
+		Index: dynamo.ThreadIndex, IndexPK: dynamo.AttrThreadPK, TablePK: dynamo.ChanPK(channelID)}
 	return dynamo.ListPage(ctx, s.Table, q, after, limit, dynamo.MessageItem.Message)
 }
 
