@@ -44,6 +44,28 @@ type View struct {
 	Deleted  bool    `json:"deleted"`
 	// Attachments: contract section 17; [] for none.
 	Attachments []AttachmentView `json:"attachments"`
+	// Reactions: contract section 18; [] for none. Me is the reader's own
+	// (always false in a push shared by a channel's readers: clients keep
+	// their own from their actions).
+	Reactions []ReactionView `json:"reactions"`
+}
+
+// ReactionView is one emoji's reactions on a message.
+type ReactionView struct {
+	Emoji string `json:"emoji"`
+	Count int    `json:"count"`
+	Me    bool   `json:"me"`
+}
+
+// Reactions are v's reactions as the API shows them: [] for none.
+func Reactions(v chat.MessageView) []ReactionView {
+	out := make([]ReactionView, 0, len(v.Reactions))
+	for _, r := range v.Reactions {
+		if r.Count > 0 {
+			out = append(out, ReactionView{Emoji: r.Emoji, Count: r.Count, Me: r.Me})
+		}
+	}
+	return out
 }
 
 // AttachmentView is a file a message carries, as one reader sees it.
@@ -117,6 +139,7 @@ func (r Renderer) Of(v chat.MessageView) View {
 		Revision:         m.Rev(),
 		EditedAt:         nullableTime(m.EditedAt),
 		Attachments:      r.Attachments(v),
+		Reactions:        Reactions(v),
 	}
 }
 
