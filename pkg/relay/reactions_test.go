@@ -48,7 +48,7 @@ func TestReactionEventsFromTheStream(t *testing.T) {
 	e := &types.AttributeValueMemberSS{Value: []string{"👍"}}
 	// Add, as the endpoint's transaction writes the reader item.
 	if _, err := w.st.DB.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: &w.st.Table, Key: key,
-		UpdateExpression: aws.String("SET message_id = :m, channel_id = :c, workspace_id = :w, #owner = :o, author = :a, updated_at = :t ADD emoji :e"),
+		UpdateExpression:         aws.String("SET message_id = :m, channel_id = :c, workspace_id = :w, #owner = :o, author = :a, updated_at = :t ADD emoji :e"),
 		ExpressionAttributeNames: map[string]string{"#owner": "owner"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":m": &types.AttributeValueMemberS{Value: msg}, ":c": &types.AttributeValueMemberS{Value: w.channel},
 			":w": &types.AttributeValueMemberS{Value: ws}, ":o": &types.AttributeValueMemberS{Value: owner}, ":a": author,
