@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/reactions"
 )
 
 // ReactionCounted: a count shard of a message's reactions changed
@@ -18,7 +19,7 @@ const ReactionCounted ChangeKind = 200
 // over (contract section 18). A push reads all of them, in one batch
 // read, rather than first reading the message for how many it has: one
 // call instead of two, and right even while the shards grow.
-const MaxReactionShards = 16
+const MaxReactionShards = reactions.MaxShards
 
 // ReactionCounter reads a message's reaction counts, the sums over its
 // first shards count shards, by emoji (reactionstore.Store).

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/reactionstore"
 	"github.com/chatbridge/chat/pkg/realtime"
 )
 
@@ -454,8 +455,8 @@ func (s *Store) Changed(ctx context.Context, channelID string, since time.Time, 
 // Reaction count shards (contract section 18): pk RXC#<message>#<k>, sk
 // C, a number attribute n:<emoji> per emoji (reactionstore's layout).
 const (
-	reactionShardPrefix = "RXC#"
-	reactionCountPrefix = "n:"
+	reactionShardPrefix = reactionstore.ShardPrefix
+	reactionCountPrefix = reactionstore.CountAttrPrefix
 )
 
 // reactionChange is a count shard's INSERT or MODIFY: a ReactionCounted

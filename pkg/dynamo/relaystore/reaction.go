@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/reactionstore"
 )
 
 // ChangeReaction is a reader item of reactions changing (contract section
@@ -17,7 +18,7 @@ const ChangeReaction = "reaction"
 
 // readerPrefix starts a reactions reader item's partition key: pk
 // RXR#<message>#<hh>, sk <owner> (reactionstore's layout).
-const readerPrefix = "RXR#"
+const readerPrefix = reactionstore.ReaderPrefix
 
 // Reaction is a ChangeReaction: who (Author) added and removed which
 // emoji on which message, and when (the item's updated_at, else the
