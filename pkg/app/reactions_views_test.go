@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo/reactionstore"
 	"github.com/chatbridge/chat/pkg/reactions"
@@ -87,6 +88,13 @@ func TestViewsCarryReactions(t *testing.T) {
 	react(chat.Author{Type: chat.AuthorUser, ID: w.ben.ID, Name: "Ben"}, "👍")
 	react(chat.Author{Type: chat.AuthorGuest, ID: guestID, Name: "G"}, "👍")
 	react(chat.Author{Type: chat.AuthorGuest, ID: guestID, Name: "G"}, "🎉")
+
+	// The push's read of the totals, as RealtimePushFunction (its policy:
+	// BatchGetItem of RXC#), over all 16 possible shards.
+	push := reactionstore.New(dynamodb.NewFromConfig(w.st.As("RealtimePushFunction")), w.app.Table)
+	if n, err := push.Counts(ctx, m1, reactions.MaxShards); err != nil || n["👍"] != 2 || n["🎉"] != 1 {
+		t.Fatalf("Counts as the push = %v, %v; want 👍 2 and 🎉 1", n, err)
+	}
 
 	var ben map[string][]reactionBody
 	after := w.calls(t, "member list with reactions", func() { ben = list(memberList, bearer(w.ben)) })
