@@ -83,7 +83,8 @@ type Target struct {
 }
 
 // Add parses segment and adds the reaction, then reads its count. Errors:
-// EValidation on "emoji"; ENotFound; EMessageDeleted; the store's.
+// ENotFound (also for a malformed message id); EValidation on "emoji";
+// EMessageDeleted; the store's.
 func (s *Service) Add(ctx context.Context, t Target, segment string) (Result, error) {
 	return s.apply(ctx, t, segment, true)
 }
@@ -94,6 +95,10 @@ func (s *Service) Remove(ctx context.Context, t Target, segment string) (Result,
 }
 
 func (s *Service) apply(ctx context.Context, t Target, segment string, add bool) (Result, error) {
+	if !chat.ValidID(t.MessageID) {
+		// A malformed id names no message (as the edit endpoints answer).
+		return Result{}, chat.Errorf(chat.ENotFound, "Message not found.")
+	}
 	emoji, err := Parse(segment)
 	if err != nil {
 		return Result{}, err
