@@ -13,18 +13,18 @@ import (
 	"github.com/chatbridge/chat/pkg/reactions"
 )
 
-type reactionBody struct {
+type viewReaction struct {
 	Emoji string `json:"emoji"`
 	Count int    `json:"count"`
 	Me    bool   `json:"me"`
 }
 
-type reactedView struct {
+type reactedViewBody struct {
 	ID        string         `json:"id"`
-	Reactions []reactionBody `json:"reactions"`
+	Reactions []viewReaction `json:"reactions"`
 }
 
-func batchGets(calls []string) int {
+func batchGetCalls(calls []string) int {
 	n := 0
 	for _, c := range calls {
 		if strings.Contains(c, "BatchGetItem") {
@@ -49,14 +49,14 @@ func TestViewsCarryReactions(t *testing.T) {
 	if rec.Code != 200 {
 		t.Fatalf("guest list: %d %s", rec.Code, rec.Body)
 	}
-	list := func(path string, hdr map[string]string) map[string][]reactionBody {
+	list := func(path string, hdr map[string]string) map[string][]viewReaction {
 		t.Helper()
 		rec := w.do(t, "GET", path, "", hdr)
 		if rec.Code != 200 {
 			t.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
 		}
-		out := map[string][]reactionBody{}
-		for _, v := range decodeAs[pageOf[reactedView]](t, rec.Body.Bytes()).Data {
+		out := map[string][]viewReaction{}
+		for _, v := range decodeAs[pageOf[reactedViewBody]](t, rec.Body.Bytes()).Data {
 			if v.Reactions == nil {
 				t.Fatalf("%s: message %s without reactions: %s", path, v.ID, rec.Body)
 			}
@@ -67,7 +67,7 @@ func TestViewsCarryReactions(t *testing.T) {
 	memberList := w.wsPath("/channels/" + w.general + "/messages?limit=100")
 	guestList := "/api/v1/external/rooms/" + w.room + "/messages?limit=100"
 	before := w.calls(t, "member list without reactions", func() { list(memberList, bearer(w.ben)) })
-	if n := batchGets(before); n != 0 {
+	if n := batchGetCalls(before); n != 0 {
 		t.Fatalf("a page without reactions made %d BatchGetItem calls: %v", n, before)
 	}
 
@@ -96,28 +96,28 @@ func TestViewsCarryReactions(t *testing.T) {
 		t.Fatalf("Counts as the push = %v, %v; want 👍 2 and 🎉 1", n, err)
 	}
 
-	var ben map[string][]reactionBody
+	var ben map[string][]viewReaction
 	after := w.calls(t, "member list with reactions", func() { ben = list(memberList, bearer(w.ben)) })
-	if len(after) != len(before)+1 || batchGets(after) != 1 {
+	if len(after) != len(before)+1 || batchGetCalls(after) != 1 {
 		t.Fatalf("calls with reactions %v, without %v: want one BatchGetItem more", after, before)
 	}
-	if want := []reactionBody{{"👍", 2, true}, {"🎉", 1, false}}; !reflect.DeepEqual(ben[m1], want) {
+	if want := []viewReaction{{"👍", 2, true}, {"🎉", 1, false}}; !reflect.DeepEqual(ben[m1], want) {
 		t.Errorf("Ben reads %v, want %v", ben[m1], want)
 	}
 	if len(ben[m2]) != 0 {
 		t.Errorf("Ben reads %v on a message without reactions, want []", ben[m2])
 	}
-	if got, want := list(guestList, guest)[m1], []reactionBody{{"👍", 2, true}, {"🎉", 1, true}}; !reflect.DeepEqual(got, want) {
+	if got, want := list(guestList, guest)[m1], []viewReaction{{"👍", 2, true}, {"🎉", 1, true}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("the guest reads %v, want %v", got, want)
 	}
-	if got, want := list(memberList, bearer(w.ana))[m1], []reactionBody{{"👍", 2, false}, {"🎉", 1, false}}; !reflect.DeepEqual(got, want) {
+	if got, want := list(memberList, bearer(w.ana))[m1], []viewReaction{{"👍", 2, false}, {"🎉", 1, false}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Ana reads %v, want %v", got, want)
 	}
 	rec = w.do(t, "PATCH", w.msgPath(w.general, m1), `{"content":"first, edited"}`, bearer(w.ana))
 	if rec.Code != 200 {
 		t.Fatalf("edit: %d %s", rec.Code, rec.Body)
 	}
-	if got, want := decodeAs[struct{ Data reactedView }](t, rec.Body.Bytes()).Data.Reactions, []reactionBody{{"👍", 2, false}, {"🎉", 1, false}}; !reflect.DeepEqual(got, want) {
+	if got, want := decodeAs[struct{ Data reactedViewBody }](t, rec.Body.Bytes()).Data.Reactions, []viewReaction{{"👍", 2, false}, {"🎉", 1, false}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("the edit answers %v, want %v", got, want)
 	}
 }
