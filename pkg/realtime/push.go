@@ -171,10 +171,12 @@ func (p *Pusher) PushAll(ctx context.Context, changes []Change) (int, error) {
 		return 0, fmt.Errorf("%w: not started", ErrUnfinished)
 	}
 	if p.Changes != nil {
+		logged := map[string]bool{} // a batch's reactions log their message once
 		for _, c := range changes {
-			if !c.changesView() {
+			if !c.changesView() || (c.Kind == ReactionCounted && logged[c.Message.ID]) {
 				continue
 			}
+			logged[c.Message.ID] = c.Kind == ReactionCounted
 			if err := p.Changes.LogChange(ctx, c.Message.ChannelID, c.Message.ID, p.Now().UTC()); err != nil {
 				return 0, err
 			}
