@@ -64,7 +64,9 @@ type Service struct {
 	// Threads reads threads (ListReplies); only the replies function sets
 	// it.
 	Threads rooms.ThreadReader
-	Posts   PostStore
+	// Reactions reads a page's reactions; nil shows none.
+	Reactions rooms.ReactionReader
+	Posts     PostStore
 	// Attachments checks and attaches a post's files; nil refuses a post
 	// with attachments (503).
 	Attachments *attachments.Service
@@ -87,7 +89,11 @@ func (s *Service) ListMessages(ctx context.Context, p workspaces.Principal, chan
 	if !p.MemberOf(channelID) {
 		return chat.Page[chat.MessageView]{}, workspaces.ErrForbidden()
 	}
-	return rooms.ReadChannel(ctx, s.Messages, channelID, p.PreferredLanguage, after, limit)
+	page, err := rooms.ReadChannel(ctx, s.Messages, channelID, p.PreferredLanguage, after, limit)
+	if err != nil {
+		return page, err
+	}
+	return page, rooms.WithReactions(ctx, s.Reactions, rooms.ReaderOwner(chat.AuthorUser, p.UserID), page.Items)
 }
 
 // ListReplies returns up to limit replies of the thread message id of
@@ -98,7 +104,11 @@ func (s *Service) ListReplies(ctx context.Context, p workspaces.Principal, chann
 	if !p.MemberOf(channelID) {
 		return chat.Page[chat.MessageView]{}, workspaces.ErrForbidden()
 	}
-	return rooms.ReadThread(ctx, s.Threads, channelID, id, p.PreferredLanguage, after, limit)
+	page, err := rooms.ReadThread(ctx, s.Threads, channelID, id, p.PreferredLanguage, after, limit)
+	if err != nil {
+		return page, err
+	}
+	return page, rooms.WithReactions(ctx, s.Reactions, rooms.ReaderOwner(chat.AuthorUser, p.UserID), page.Items)
 }
 
 // Post is a member's new message.

@@ -137,6 +137,9 @@ type Lister struct {
 	Store MessageReader
 	// Threads reads threads (Replies); only the replies function sets it.
 	Threads ThreadReader
+	// Reactions reads the page's reactions (one batch read when some
+	// message has any); nil shows none.
+	Reactions ReactionReader
 }
 
 // List returns up to limit messages of room's channel, newest first, after
@@ -146,14 +149,22 @@ type Lister struct {
 // translation per message, per 100 messages. Errors: those of
 // MessageReader.
 func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, after string, limit int) (chat.Page[chat.MessageView], error) {
-	return ReadChannel(ctx, l.Store, room.ChannelID, s.Guest.PreferredLanguage, after, limit)
+	page, err := ReadChannel(ctx, l.Store, room.ChannelID, s.Guest.PreferredLanguage, after, limit)
+	if err != nil {
+		return page, err
+	}
+	return page, WithReactions(ctx, l.Reactions, ReaderOwner(chat.AuthorGuest, s.Guest.ID), page.Items)
 }
 
 // Replies returns up to limit replies of the thread message id of room's
 // channel belongs to, oldest first, after the position after, in s's
 // language (ReadThread). Errors: those of ReadThread.
 func (l *Lister) Replies(ctx context.Context, s chat.GuestSession, room chat.Room, id, after string, limit int) (chat.Page[chat.MessageView], error) {
-	return ReadThread(ctx, l.Threads, room.ChannelID, id, s.Guest.PreferredLanguage, after, limit)
+	page, err := ReadThread(ctx, l.Threads, room.ChannelID, id, s.Guest.PreferredLanguage, after, limit)
+	if err != nil {
+		return page, err
+	}
+	return page, WithReactions(ctx, l.Reactions, ReaderOwner(chat.AuthorGuest, s.Guest.ID), page.Items)
 }
 
 // ViewOf returns m as seen by a reader whose preferred language is tag,
