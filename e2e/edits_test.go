@@ -19,27 +19,8 @@ import (
 // stale revision), his deletion (DeleteChannelMessageFunction: 204), and
 // an edit of the deleted message (410 message_deleted).
 func TestEditsThroughTheirBinaries(t *testing.T) {
-	tmpl := parseTemplate(t)
-	st, _ := wiringtest.Demo(t)
-	start := func(id string) *lambdart.Runtime {
-		t.Helper()
-		bin, _ := host.binary(t, id)
-		r := lambdart.Start(t, bin, demoEnv(t, tmpl, id, st))
-		r.Timeout = functionTimeout(t, id)
-		return r
-	}
-	sample := func(name string) events.APIGatewayV2HTTPRequest {
-		t.Helper()
-		raw, err := os.ReadFile(filepath.Join("..", "events", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ev events.APIGatewayV2HTTPRequest
-		if err := json.Unmarshal(raw, &ev); err != nil {
-			t.Fatal(err)
-		}
-		return ev
-	}
+	start := demoRuntimes(t)
+	sample := func(name string) events.APIGatewayV2HTTPRequest { return sampleHTTP(t, name) }
 	ben := "Bearer wsk_demo_ben_token"
 	post := sample("post-channel-message.json")
 	post.Headers["authorization"] = ben
@@ -74,4 +55,38 @@ func TestEditsThroughTheirBinaries(t *testing.T) {
 	if resp = invokeHTTP(t, editor, mustJSON(t, edit)); resp.StatusCode != http.StatusGone || !strings.Contains(resp.Body, "message_deleted") {
 		t.Fatalf("edit after delete: %d %s, want 410 message_deleted", resp.StatusCode, resp.Body)
 	}
+}
+
+// demoRuntimes starts functions' real bootstraps on the demo stack, one
+// runtime per function, started on first use.
+func demoRuntimes(t *testing.T) func(id string) *lambdart.Runtime {
+	t.Helper()
+	tmpl := parseTemplate(t)
+	st, _ := wiringtest.Demo(t)
+	runtimes := map[string]*lambdart.Runtime{}
+	return func(id string) *lambdart.Runtime {
+		t.Helper()
+		if r, ok := runtimes[id]; ok {
+			return r
+		}
+		bin, _ := host.binary(t, id)
+		r := lambdart.Start(t, bin, demoEnv(t, tmpl, id, st))
+		r.Timeout = functionTimeout(t, id)
+		runtimes[id] = r
+		return r
+	}
+}
+
+// sampleHTTP is the sample event events/name.
+func sampleHTTP(t *testing.T, name string) events.APIGatewayV2HTTPRequest {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "events", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	return ev
 }

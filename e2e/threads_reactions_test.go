@@ -3,14 +3,10 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/chatbridge/chat/internal/lambdart"
-	"github.com/chatbridge/chat/internal/wiringtest"
 )
 
 // TestThreadsAndReactionsThroughTheirBinaries runs contract section 18
@@ -22,30 +18,9 @@ import (
 // (204: RemoveChannelReactionFunction), and a reaction to the deleted root
 // is 410 message_deleted.
 func TestThreadsAndReactionsThroughTheirBinaries(t *testing.T) {
-	tmpl := parseTemplate(t)
-	st, _ := wiringtest.Demo(t)
-	runtimes := map[string]*lambdart.Runtime{}
-	start := func(id string) *lambdart.Runtime {
-		t.Helper()
-		if r, ok := runtimes[id]; ok {
-			return r
-		}
-		bin, _ := host.binary(t, id)
-		r := lambdart.Start(t, bin, demoEnv(t, tmpl, id, st))
-		r.Timeout = functionTimeout(t, id)
-		runtimes[id] = r
-		return r
-	}
+	start := demoRuntimes(t)
 	sample := func(name string) events.APIGatewayV2HTTPRequest {
-		t.Helper()
-		raw, err := os.ReadFile(filepath.Join("..", "events", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ev events.APIGatewayV2HTTPRequest
-		if err := json.Unmarshal(raw, &ev); err != nil {
-			t.Fatal(err)
-		}
+		ev := sampleHTTP(t, name)
 		ev.Headers["authorization"] = "Bearer wsk_demo_ben_token"
 		return ev
 	}

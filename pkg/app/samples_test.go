@@ -221,65 +221,8 @@ var samples = map[string]func(t *testing.T, fn string){
 			t.Fatalf("without a token: %d %s", bad.StatusCode, bad.Body)
 		}
 	},
-	"ListChannelRepliesFunction": func(t *testing.T, fn string) {
-		st, _ := wiringtest.DemoAs(t, fn)
-		ctx := context.Background()
-		ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, "list-channel-replies.json")
-		h, err := handlers.FromEnv(ctx, fn)
-		if err != nil {
-			t.Fatalf("handler: %v", err)
-		}
-		// The sample names no message of the channel: 404.
-		if resp, err := h(ctx, ev); err != nil || resp.StatusCode != 404 {
-			t.Fatalf("sample's unknown message: %d %v %s, want 404", resp.StatusCode, err, resp.Body)
-		}
-		// A guest of the channel's room posts and replies; the member reads the thread.
-		root, reply := sampleThread(t, st, "01JD9N113GQYDPWDARF68MKWR7")
-		ev = withMessageID(ev, root)
-		resp, err := h(ctx, ev)
-		if err != nil || resp.StatusCode != 200 {
-			t.Fatalf("thread: %d %v %s, want 200", resp.StatusCode, err, resp.Body)
-		}
-		data := wiringtest.Body(t, resp)["data"].([]any)
-		if len(data) != 1 || data[0].(map[string]any)["id"] != reply || data[0].(map[string]any)["thread_id"] != root {
-			t.Fatalf("body %s, want the one reply", resp.Body)
-		}
-		delete(ev.Headers, "authorization")
-		bad, _ := h(ctx, ev)
-		if bad.StatusCode != 401 || bad.Body != `{"message":"Unauthenticated."}` {
-			t.Fatalf("without a token: %d %s", bad.StatusCode, bad.Body)
-		}
-	},
-	"ListGuestRepliesFunction": func(t *testing.T, fn string) {
-		st, _ := wiringtest.DemoAs(t, fn)
-		ctx := context.Background()
-		ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, "list-guest-replies.json")
-		h, err := handlers.FromEnv(ctx, fn)
-		if err != nil {
-			t.Fatalf("handler: %v", err)
-		}
-		// The sample's token is a placeholder: a real one comes from a join.
-		_, joined := wiringtest.Join(t, st, ev.PathParameters["room_id"], "es-ES")
-		ev.Headers["x-service-guest-token"] = joined.Token
-		if resp, err := h(ctx, ev); err != nil || resp.StatusCode != 404 {
-			t.Fatalf("sample's unknown message: %d %v %s, want 404", resp.StatusCode, err, resp.Body)
-		}
-		root, reply := sampleThread(t, st, ev.PathParameters["room_id"])
-		// A reply's id answers its root's thread.
-		ev = withMessageID(ev, reply)
-		resp, err := h(ctx, ev)
-		if err != nil || resp.StatusCode != 200 {
-			t.Fatalf("thread: %d %v %s, want 200", resp.StatusCode, err, resp.Body)
-		}
-		data := wiringtest.Body(t, resp)["data"].([]any)
-		if len(data) != 1 || data[0].(map[string]any)["id"] != reply || data[0].(map[string]any)["thread_id"] != root {
-			t.Fatalf("body %s, want the one reply", resp.Body)
-		}
-		ev.Headers["x-service-guest-token"] = "gst_not_a_token"
-		if bad, _ := h(ctx, ev); bad.StatusCode != 401 {
-			t.Fatalf("a bad token: %d %s, want 401", bad.StatusCode, bad.Body)
-		}
-	},
+	"ListChannelRepliesFunction": func(t *testing.T, fn string) { repliesSample(t, fn, "list-channel-replies.json", false) },
+	"ListGuestRepliesFunction":   func(t *testing.T, fn string) { repliesSample(t, fn, "list-guest-replies.json", true) },
 	"ListChannelsFunction": func(t *testing.T, fn string) {
 		_, doc := wiringtest.DemoAs(t, fn)
 		ctx := context.Background()
@@ -561,6 +504,49 @@ func uploadSample(t *testing.T, fn, sample string, headers map[string]string) ev
 		t.Fatalf("an SVG: %d %s, want 422", bad.StatusCode, bad.Body)
 	}
 	return resp
+}
+
+// repliesSample runs a replies function's sample: 404 for its placeholder
+// message, then the thread a guest of the demo room started, read by the
+// sample's member (or by a guest, who asks with the reply's id: its root's
+// thread), and 401 without a credential.
+func repliesSample(t *testing.T, fn, file string, guest bool) {
+	st, _ := wiringtest.DemoAs(t, fn)
+	ctx := context.Background()
+	ev := wiringtest.Event[events.APIGatewayV2HTTPRequest](t, file)
+	h, err := handlers.FromEnv(ctx, fn)
+	if err != nil {
+		t.Fatalf("handler: %v", err)
+	}
+	room := "01JD9N113GQYDPWDARF68MKWR7"
+	if guest {
+		// The sample's token is a placeholder: a real one comes from a join.
+		room = ev.PathParameters["room_id"]
+		_, joined := wiringtest.Join(t, st, room, "es-ES")
+		ev.Headers["x-service-guest-token"] = joined.Token
+	}
+	if resp, err := h(ctx, ev); err != nil || resp.StatusCode != 404 {
+		t.Fatalf("sample's unknown message: %d %v %s, want 404", resp.StatusCode, err, resp.Body)
+	}
+	root, reply := sampleThread(t, st, room)
+	asked := root
+	if guest {
+		asked = reply
+	}
+	ev = withMessageID(ev, asked)
+	resp, err := h(ctx, ev)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("thread: %d %v %s, want 200", resp.StatusCode, err, resp.Body)
+	}
+	data := wiringtest.Body(t, resp)["data"].([]any)
+	if len(data) != 1 || data[0].(map[string]any)["id"] != reply || data[0].(map[string]any)["thread_id"] != root {
+		t.Fatalf("body %s, want the one reply", resp.Body)
+	}
+	delete(ev.Headers, "authorization")
+	delete(ev.Headers, "x-service-guest-token")
+	if bad, _ := h(ctx, ev); bad.StatusCode != 401 {
+		t.Fatalf("without a credential: %d %s, want 401", bad.StatusCode, bad.Body)
+	}
 }
 
 // sampleThread has a guest of room post a root and reply to it; it returns
