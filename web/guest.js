@@ -499,6 +499,7 @@
     renderThreadRoot();
     $("thread").hidden = false;
     app.classList.add("threaded");
+    overlay();
     if ($("thread-content").disabled) $("thread-title").focus();
     else $("thread-content").focus();
     // The replies of this thread already held show at once; the first
@@ -514,6 +515,7 @@
     thread = null;
     $("thread").hidden = true;
     app.classList.remove("threaded");
+    overlay();
     $("thread-root").replaceChildren();
     $("thread-replies").replaceChildren();
     const back = document.querySelector("#m-" + id + ' [data-key="thread"]');
@@ -536,6 +538,17 @@
     thread.cursor = r.data.next_cursor || null;
     more.hidden = !thread.cursor;
   }
+
+  // On a narrow screen the thread covers the room: the room is inert
+  // behind it (and the panel modal) until it closes; on a wide one both
+  // stay usable side by side.
+  const narrow = window.matchMedia("(max-width: 59.99rem)");
+  function overlay() {
+    const over = !!thread && narrow.matches;
+    $("room").inert = over;
+    $("thread").setAttribute("aria-modal", String(over));
+  }
+  narrow.addEventListener("change", overlay);
 
   $("thread-more").addEventListener("click", () => { if (thread && thread.cursor) loadReplies(thread.root, thread.cursor); });
   $("thread-close").addEventListener("click", closeThread);
@@ -646,7 +659,6 @@
     add.dataset.key = "add";
     add.title = "Add reaction";
     add.setAttribute("aria-label", "Add reaction");
-    add.setAttribute("aria-haspopup", "true");
     add.setAttribute("aria-expanded", String(!!(picker && picker.li === li)));
     add.addEventListener("click", () => {
       if (picker && picker.li === li) closePicker(true);

@@ -34,13 +34,14 @@ func focused(selector string) string {
 // to 1 without a reload, the reply kept out of the main list; the member's
 // reply over HTTP arrives by push into the open thread, then its
 // translation (message.updated), then its deletion; Escape closes the
-// thread and puts the focus back on its button. With the keyboard only,
+// thread and puts the focus back on its button (the room, inert behind
+// the panel on a phone, usable again). With the keyboard only,
 // the guest opens the reaction picker (Escape closes it, back on its
 // button), moves in it with Tab, and adds 👍: "1", pressed, named for
 // screen readers; a member's 🎉 over HTTP shows up live, not pressed, and
 // is announced politely; the guest removes its 👍 and the button goes. A
 // second guest reading French on a wide screen sees the counts and
-// reactions live and the thread beside the list. No page reloads, nothing
+// reactions live and the thread beside the list, both usable. No page reloads, nothing
 // is refused by the Content-Security-Policy, nothing loads from elsewhere,
 // and the consoles log no error.
 func TestGuestPageThreadsAndReactionsInChromium(t *testing.T) {
@@ -81,7 +82,8 @@ func TestGuestPageThreadsAndReactionsInChromium(t *testing.T) {
 				document.querySelectorAll("#thread-replies li").length === 0; })()`)
 	waitFor(t, marta, "on a phone the panel covers the screen, nothing wider than it",
 		`(() => { const r = document.getElementById("thread").getBoundingClientRect();
-			return r.left >= 0 && r.right <= window.innerWidth + 0.5 && r.width > 350 && document.documentElement.scrollWidth <= window.innerWidth; })()`)
+			return r.left >= 0 && r.right <= window.innerWidth + 0.5 && r.width > 350 && document.documentElement.scrollWidth <= window.innerWidth &&
+				document.getElementById("room").inert === true && document.getElementById("thread").getAttribute("aria-modal") === "true"; })()`)
 
 	// Marta replies (Enter sends): the reply is in the thread, the root's
 	// count is 1, in the list and the panel, for her and for Élodie, and
@@ -126,7 +128,8 @@ func TestGuestPageThreadsAndReactionsInChromium(t *testing.T) {
 		`(() => { const p = document.getElementById("thread"), l = document.getElementById("messages"); if (p.hidden) return false;
 			const pr = p.getBoundingClientRect(), lr = l.getBoundingClientRect();
 			return lr.right <= pr.left && lr.width > 400 && pr.width > 300 && pr.right <= window.innerWidth + 0.5 &&
-				document.querySelectorAll("#thread-replies li").length === 2 && document.documentElement.scrollWidth <= window.innerWidth; })()`)
+				document.querySelectorAll("#thread-replies li").length === 2 && document.documentElement.scrollWidth <= window.innerWidth &&
+				document.getElementById("room").inert === false && document.getElementById("thread").getAttribute("aria-modal") === "false"; })()`)
 	screenshot(t, elodie, shots, "guest-thread-fr-1280px.png")
 
 	// Ben deletes his reply: a tombstone in Marta's thread, still counted.
@@ -142,7 +145,7 @@ func TestGuestPageThreadsAndReactionsInChromium(t *testing.T) {
 	key(t, marta, "Escape in the thread", kb.Escape)
 	open := m + ` .thread-bar button`
 	waitFor(t, marta, "the thread is closed, the focus back on its button",
-		`document.getElementById("thread").hidden && `+focused(open)+
+		`document.getElementById("thread").hidden && !document.getElementById("room").inert && `+focused(open)+
 			` && document.activeElement.getAttribute("aria-label") === "View thread, 2 replies" && !document.getElementById("t-`+root+`")`)
 
 	// Reactions by keyboard only: Shift+Tab reaches "Add reaction", Enter
