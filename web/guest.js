@@ -125,10 +125,10 @@
           break;
         case "message":
         case "message.updated":
-          upsert(frame.data, true);
+          upsert(frame.data, "push");
           break;
         case "message.deleted":
-          if (frame.data && held(frame.data.id)) upsert(tombstone(held(frame.data.id)), true);
+          if (frame.data && held(frame.data.id)) upsert(tombstone(held(frame.data.id)), "push");
           break;
         case "reaction":
           if (frame.data && frame.data.message_id && frame.data.emoji) reacted(frame.data.message_id, frame.data.emoji, frame.data.count, true);
@@ -234,11 +234,12 @@
   const held = (id) => views.get(id) || replies.get(id);
 
   // upsert shows view v: a root in the main list (and the open thread's
-  // head), a reply in its open thread only (counted on its root). pushed
-  // is true for a realtime push, whose reactions' "me" is not this
-  // reader's.
-  function upsert(v, pushed) {
-    if (v.thread_id) { upsertReply(v, pushed); return; }
+  // head), a reply in its open thread only (counted on its root). source
+  // is "push" for a realtime push (whose reactions' "me" is not this
+  // reader's), "own" for the answer to this guest's own post, else a read.
+  function upsert(v, source) {
+    const pushed = source === "push";
+    if (v.thread_id) { upsertReply(v, pushed, (pushed && live) || source === "own"); return; }
     // A view never goes back: not from deleted to shown, nor to an older
     // revision (a reload's page may cross a live push of a newer one).
     const had = views.get(v.id);
@@ -426,24 +427,28 @@
     }
   }
 
-  function upsertReply(v, pushed) {
+  function upsertReply(v, pushed, fresh) {
     const had = replies.get(v.id);
     if (had && !v.deleted && (had.deleted || (had.revision || 1) > (v.revision || 1))) return;
     adopt(v, null, pushed);
     replies.set(v.id, v);
-    if (!had) countReply(v);
+    if (!had) countReply(v, fresh);
     if (thread && thread.root === v.thread_id) placeReply(v, !had);
   }
 
-  // countReply adds reply v to its root's count, unless the root's view
-  // already counted it (a reply no later than its last_reply_at).
-  function countReply(v) {
+  // countReply adds reply v, seen for the first time, to its root's count,
+  // unless the root's view may have counted it already. Times are to the
+  // second: a reply read (a page of the thread, a reconnect's backfill) is
+  // new when it is later than the root's last_reply_at; one pushed live
+  // or posted here (fresh) also when it is of the same second.
+  function countReply(v, fresh) {
     const root = views.get(v.thread_id);
     if (!root) return;
     const at = Date.parse(v.created_at);
-    if (root.last_reply_at && !(at > Date.parse(root.last_reply_at))) return;
+    const last = root.last_reply_at ? Date.parse(root.last_reply_at) : NaN;
+    if (!isNaN(last) && (fresh ? at < last : at <= last)) return;
     root.reply_count = (root.reply_count || 0) + 1;
-    root.last_reply_at = v.created_at;
+    if (isNaN(last) || at > last) root.last_reply_at = v.created_at;
     const li = document.getElementById("m-" + root.id);
     if (li) {
       const key = keyOfFocus(li);
@@ -533,7 +538,7 @@
     if (r.status !== 200 || !r.data) { $("thread-error").textContent = firstError(r.data, "The replies could not be loaded."); return; }
     for (const v of r.data.data || []) {
       if (v.id === id) continue; // the root shows above
-      upsert(v.thread_id ? v : Object.assign({}, v, { thread_id: id }), false);
+      upsert(v.thread_id ? v : Object.assign({}, v, { thread_id: id }), "read");
     }
     thread.cursor = r.data.next_cursor || null;
     more.hidden = !thread.cursor;
@@ -621,7 +626,7 @@
     $("thread-send").disabled = closed || !thread;
     if (r.status === 201) {
       if (thread && thread.root === root) $("thread-content").value = "";
-      upsert(r.data.data, false);
+      upsert(r.data.data, "own");
       return;
     }
     if (r.status === 410) { end("This room has been closed. You can no longer read or post here."); return; }
