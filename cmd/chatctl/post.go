@@ -37,6 +37,7 @@ func runPost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	skip := fs.Bool("skip-translation", false, "deliver the content as it is, untranslated")
 	edit := fs.String("edit", "", "edit message `ID` (one the webhook posted) to the content instead of posting")
 	del := fs.String("delete", "", "delete message `ID` (one the webhook posted) instead of posting; takes no content")
+	thread := fs.String("thread", "", "post a reply in the thread of message `ID` (a reply's id joins its root's thread)")
 	ifMatch := fs.String("if-match", "", "with --edit: the revision the edit expects (If-Match)")
 	var files, alts []string
 	fs.Func("attach", "attach `FILE` (repeatable): it is uploaded first (POST .../uploads, then the presigned POST)", func(v string) error {
@@ -58,9 +59,10 @@ func runPost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		wantArgs = 0 // a post of files alone
 	}
 	if *webhookURL == "" || fs.NArg() != wantArgs || (*secret == "") == (*signing == "") || (*edit != "" && *del != "") ||
+		*thread != "" && *edit+*del != "" ||
 		len(alts) > len(files) || len(files) > 0 && *del != "" {
 		fs.Usage()
-		return errors.New("post: want --webhook-url, exactly one of --secret and --signing-secret, and the content (none with --delete; not both --edit and --delete)")
+		return errors.New("post: want --webhook-url, exactly one of --secret and --signing-secret, and the content (none with --delete; not both --edit and --delete; --thread only on a post)")
 	}
 	u, err := url.Parse(*webhookURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -91,6 +93,9 @@ func runPost(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *skip {
 		payload["skip_translation"] = true
+	}
+	if *thread != "" {
+		payload["thread_id"] = *thread
 	}
 	if id := *edit + *del; id != "" {
 		// Contract section 13: the message's own path under the webhook's.

@@ -72,3 +72,28 @@ func TestPostNeedsExactlyOneCredential(t *testing.T) {
 		}
 	}
 }
+
+// TestPostThread sends --thread as the body's thread_id, and refuses it
+// beside --edit or --delete.
+func TestPostThread(t *testing.T) {
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		got = string(body)
+		w.WriteHeader(http.StatusAccepted)
+		w.Write([]byte(`{"data":{}}`))
+	}))
+	defer srv.Close()
+	const root = "01JD0000000000000000000000"
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"post", "--webhook-url", srv.URL + "/webhooks/X/messages", "--secret", "s", "--thread", root, "Hi"}, nil, &out, &errOut); err != nil {
+		t.Fatalf("post: %v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(got, `"thread_id":"`+root+`"`) || !strings.Contains(got, `"content":"Hi"`) {
+		t.Fatalf("body %s, want thread_id %s", got, root)
+	}
+	got = ""
+	if err := run(context.Background(), []string{"post", "--webhook-url", srv.URL + "/webhooks/X/messages", "--secret", "s", "--thread", root, "--edit", root, "Hi"}, nil, &out, &errOut); err == nil || got != "" {
+		t.Fatalf("--thread with --edit: err %v, sent %q; want refused before any request", err, got)
+	}
+}

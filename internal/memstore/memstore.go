@@ -121,6 +121,12 @@ func (s *Store) Accept(_ context.Context, a inbound.Acceptance, now time.Time) (
 	return inbound.Written, inbound.Record{}, nil
 }
 
+// ThreadRoot implements inbound.Store: the store keeps no messages, only
+// their count, so no thread can be found.
+func (s *Store) ThreadRoot(context.Context, string, string) (string, error) {
+	return "", chat.FieldError("thread_id", "The thread id does not name a message of this channel.")
+}
+
 // Log implements inbound.Store.
 func (s *Store) Log(_ context.Context, _ chat.RequestLog, sig *inbound.SignatureUse, _ time.Time) (inbound.Outcome, error) {
 	s.mu.Lock()

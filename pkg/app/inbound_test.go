@@ -178,8 +178,11 @@ func TestInboundAcceptedBody(t *testing.T) {
 	if a, ok := d["attachments"].([]any); !ok || len(a) != 0 {
 		t.Errorf("data.attachments = %v, want [] for a post without files", d["attachments"])
 	}
-	if len(d) != 9 {
-		t.Errorf("data has fields %v, want exactly 9", d)
+	if v, ok := d["thread_id"]; !ok || v != nil {
+		t.Errorf("data.thread_id = %v (present %v), want null for a root", v, ok)
+	}
+	if len(d) != 10 {
+		t.Errorf("data has fields %v, want exactly 10", d)
 	}
 	if n := w.count(t, "MSG#"); n != 1 {
 		t.Fatalf("%d messages stored, want 1", n)

@@ -161,16 +161,21 @@ func ClaimFailure(reasons []types.CancellationReason, first int, m chat.Message)
 // of one upload by concurrent posts collide (TransactionConflict) until one
 // of them commits, and then every other fails its condition, which is the
 // answer they are owed (422, attached once). Transact gives up on a write
-// that keeps colliding; with claims among its items it is run again, up to
-// three more times, after a pause that spreads the contenders out. Results
-// and errors: those of Transact.
-func (s *Table) TransactClaims(ctx context.Context, op string, items []types.TransactWriteItem, claims int) ([]types.CancellationReason, error) {
+// that keeps colliding; with contested items among its items (claims,
+// ClaimRounds; a reply's root, ReplyRounds) it is run again, up to rounds
+// more times, after a pause that spreads the contenders out. Results and
+// errors: those of Transact.
+func (s *Table) TransactClaims(ctx context.Context, op string, items []types.TransactWriteItem, rounds int) ([]types.CancellationReason, error) {
 	reasons, err := s.Transact(ctx, op, items)
-	for round := 0; claims > 0 && chat.IsCode(err, chat.EConflict) && round < 3; round++ {
+	for round := 0; chat.IsCode(err, chat.EConflict) && round < rounds; round++ {
+		pause := time.Duration(50+rand.IntN(200)) * time.Millisecond
+		if rounds > ClaimRounds {
+			pause = replyPause()
+		}
 		select {
 		case <-ctx.Done():
 			return nil, Fail(op, ctx.Err())
-		case <-time.After(time.Duration(50+rand.IntN(200)) * time.Millisecond):
+		case <-time.After(pause):
 		}
 		reasons, err = s.Transact(ctx, op, items)
 	}

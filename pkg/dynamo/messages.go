@@ -275,7 +275,7 @@ const TranslationBatch = 100
 // message with m's id exists in its channel; EUnavailable when DynamoDB
 // failed after retries.
 func (s *Table) PutMessage(ctx context.Context, m chat.Message) error {
-	if len(m.Attachments) > 0 {
+	if len(m.Attachments) > 0 || m.ThreadID != "" {
 		return s.putWithClaims(ctx, m)
 	}
 	put := MessagePut(s.Name, m).Put
@@ -326,18 +326,26 @@ func OwnMessage(stored map[string]types.AttributeValue, m chat.Message) bool {
 	return same && (changed || it.Content == m.Content && it.SkipTranslation == m.SkipTranslation)
 }
 
-// putWithClaims stores m and claims its attachments' uploads in one
-// TransactWriteItems (ClaimWrites). Errors: those of PutMessage; an
-// *attachments.ClaimError when an upload cannot be attached.
+// putWithClaims stores m, claims its attachments' uploads (ClaimWrites)
+// and counts a reply on its root (ThreadWrite) in one TransactWriteItems
+// (TransactPost). Errors: those of PutMessage; an *attachments.ClaimError
+// when an upload cannot be attached; EValidation on "thread_id" when the
+// root refuses the reply.
 func (s *Table) putWithClaims(ctx context.Context, m chat.Message) error {
-	// The claims are judged at the post's own time, the clock that dated
-	// the uploads.
-	items := append([]types.TransactWriteItem{MessagePut(s.Name, m)}, ClaimWrites(s.Name, m, m.CreatedAt)...)
-	reasons, err := s.TransactClaims(ctx, "put message "+m.ID, items, len(m.Attachments))
+	reasons, err := s.TransactPost(ctx, "put message "+m.ID, m, func(root *types.TransactWriteItem) ([]types.TransactWriteItem, int, int) {
+		// The claims are judged at the post's own time, the clock that
+		// dated the uploads.
+		items := append([]types.TransactWriteItem{MessagePut(s.Name, m)}, ClaimWrites(s.Name, m, m.CreatedAt)...)
+		if root == nil {
+			return items, 0, -1
+		}
+		return append(items, *root), 0, len(items)
+	})
 	switch {
 	case chat.IsCode(err, chat.EConflict):
 		// Only this post writes its message and uploads: a collision is
-		// another post's claim of the same upload, still in flight.
+		// another post's claim of the same upload, or another reply to the
+		// same root, still in flight.
 		return chat.Unavailable(err)
 	case err != nil:
 		return err

@@ -205,6 +205,14 @@ type ListQuery struct {
 	PK      string
 	Prefix  string
 	Forward bool
+	// Filter, when set, is a FilterExpression on the items read (names
+	// only, no values): a page is then read with as many Queries as it
+	// takes to fill it or end the partition.
+	Filter string
+	// Index, when set, is the global secondary index queried, whose
+	// partition key attribute is IndexPK (its sort key is sk) and whose
+	// items are all in the table partition TablePK, for the start key.
+	Index, IndexPK, TablePK string
 }
 
 // ListPage is the one paging mechanism of every list: queryPage's items,
@@ -234,9 +242,9 @@ func ListPage[I, T any](ctx context.Context, s *Table, q ListQuery, after string
 // item's sort key when more may follow: when that extra item came, and also
 // when DynamoDB ended its own page early (LastEvaluatedKey after 1 MB read),
 // so such a page has fewer than limit items and still a next position. A
-// Query that returns no item but a LastEvaluatedKey (possible only with a
-// filter, which no list uses) is followed, so that a page that is not the
-// last is never empty. Errors: EValidation on "cursor" for a position
+// Query that returns no item but a LastEvaluatedKey is followed, so that a
+// page that is not the last is never empty; with a filter (q.Filter),
+// Queries follow each other until the page is full or the partition ends. Errors: EValidation on "cursor" for a position
 // outside q's prefix; EUnavailable when DynamoDB failed after retries.
 func (s *Table) QueryPage(ctx context.Context, q ListQuery, after string, limit int) ([]map[string]types.AttributeValue, string, error) {
 	if limit < 1 {
@@ -251,24 +259,42 @@ func (s *Table) QueryPage(ctx context.Context, q ListQuery, after string, limit 
 		Limit:            aws.Int32(int32(limit + 1)),
 		ScanIndexForward: aws.Bool(q.Forward),
 	}
+	if q.Index != "" {
+		in.IndexName = aws.String(q.Index)
+		in.KeyConditionExpression = aws.String("#ipk = :pk AND begins_with(sk, :prefix)")
+		in.ExpressionAttributeNames = map[string]string{"#ipk": q.IndexPK}
+	}
+	if q.Filter != "" {
+		in.FilterExpression = aws.String(q.Filter)
+	}
 	if after != "" {
 		if !strings.HasPrefix(after, q.Prefix) {
 			return nil, "", chat.FieldError("cursor", "The cursor is invalid.")
 		}
 		in.ExclusiveStartKey = Key(q.PK, after)
+		if q.Index != "" {
+			in.ExclusiveStartKey = Key(q.TablePK, after)
+			in.ExclusiveStartKey[q.IndexPK] = Str(q.PK)
+		}
 	}
+	var items []map[string]types.AttributeValue
 	var out *dynamodb.QueryOutput
 	for {
 		var err error
 		if out, err = s.Client.Query(ctx, in); err != nil {
 			return nil, "", Fail(q.Op, err)
 		}
-		if len(out.Items) > 0 || len(out.LastEvaluatedKey) == 0 {
+		items = append(items, out.Items...)
+		// A Query's items make the page, fewer than asked when DynamoDB
+		// ended its page early (1 MB read); a filter that left out some of
+		// the items it read is read on until the page is full.
+		filtered := q.Filter != "" && out.ScannedCount >= aws.ToInt32(in.Limit)
+		full := len(items) > limit || len(items) > 0 && !filtered
+		if full || len(out.LastEvaluatedKey) == 0 {
 			break
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-	items := out.Items
 	switch {
 	case len(items) > limit:
 		items = items[:limit]

@@ -137,6 +137,9 @@ type Message struct {
 	// Attachments are the message's files, as views show them, with links
 	// valid 24 hours from the event's making; absent for none.
 	Attachments []messageview.AttachmentView `json:"attachments,omitempty"`
+	// ThreadID is the root's id on a reply, null on a root (contract
+	// section 18).
+	ThreadID *string `json:"thread_id"`
 }
 
 // Deleted is the data of message.deleted (and, beside the room, of
@@ -210,6 +213,9 @@ func MessageOf(m chat.Message) Message {
 	}
 	out := Message{ID: m.ID, WorkspaceID: m.WorkspaceID, ChannelID: m.ChannelID, Author: a, Content: m.Content,
 		Language: m.SourceLanguage, SkipTranslation: m.SkipTranslation, CreatedAt: stamp(m.CreatedAt)}
+	if m.ThreadID != "" {
+		out.ThreadID = &m.ThreadID
+	}
 	if !m.EditedAt.IsZero() {
 		out.Revision, out.EditedAt = m.Rev(), stamp(m.EditedAt)
 	}

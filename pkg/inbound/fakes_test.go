@@ -130,3 +130,8 @@ func hashOf(key string) string {
 }
 
 func asError(err error, target **chat.Error) bool { return errors.As(err, target) }
+
+// ThreadRoot finds no thread: the tests of this file post roots.
+func (s *memStore) ThreadRoot(context.Context, string, string) (string, error) {
+	return "", chat.FieldError("thread_id", "unknown thread")
+}

@@ -87,6 +87,8 @@ type post struct {
 	channelID string
 	skip      bool
 	refs      []attachments.Ref
+	// threadID is the message replied to, "" for a root.
+	threadID string
 }
 
 // Post decides one request. It never returns a Go error: every outcome,
@@ -274,6 +276,7 @@ func (d *decision) validate(obj jsonbody.Object) (post, error) {
 	p.content, p.refs = messages.BodyFields(obj, &v)
 	p.channelID = d.channel(obj, &v)
 	p.skip, _ = obj.Bool(&v, "skip_translation", "skip translation")
+	p.threadID = messages.ThreadField(obj, &v)
 	obj.String(&v, "secret", "secret")
 	return p, v.Err()
 }
@@ -296,13 +299,27 @@ func (d *decision) channel(obj jsonbody.Object, v *chat.Validation) string {
 // between the claim and the completion, so no in-progress state is written.
 func (d *decision) accept(ctx context.Context, p post, sig *SignatureUse, now time.Time) Result {
 	wh := d.cfg.Webhook
+	// A reply's root, read before anything is written: a refused thread
+	// posts nothing.
+	root, err := messages.Thread(ctx, d.svc.Store, p.channelID, p.threadID)
+	if chat.IsCode(err, chat.EValidation) {
+		return d.refuse(ctx, err, sig)
+	}
+	if err != nil {
+		return d.reject(ctx, err)
+	}
 	msg := chat.Message{
-		ID: d.svc.IDs.New(now), WorkspaceID: d.cfg.Workspace.ID, ChannelID: p.channelID,
+		ThreadID: root,
+		ID:       d.svc.IDs.New(now), WorkspaceID: d.cfg.Workspace.ID, ChannelID: p.channelID,
 		Author:  chat.Author{Type: chat.AuthorBot, ID: wh.ID, Name: wh.BotName, AvatarURL: wh.BotAvatarURL, Language: d.cfg.Workspace.DefaultLanguage},
 		Content: p.content, SkipTranslation: p.skip, SourceLanguage: d.cfg.Workspace.DefaultLanguage,
 		Status: chat.MessageQueued, CreatedAt: now,
 	}
-	fp := chat.IdempotencyFingerprint(p.channelID, p.content, p.skip, attachments.Parts(p.refs)...)
+	parts := attachments.Parts(p.refs)
+	if p.threadID != "" {
+		parts = append(parts, "thread:"+p.threadID)
+	}
+	fp := chat.IdempotencyFingerprint(p.channelID, p.content, p.skip, parts...)
 	var key *KeyUse
 	if d.req.HasKey {
 		key = &KeyUse{WebhookID: wh.ID, Key: d.req.IdempotencyKey, KeyHash: chat.HashIdempotencyKey(d.req.IdempotencyKey),
@@ -311,7 +328,7 @@ func (d *decision) accept(ctx context.Context, p post, sig *SignatureUse, now ti
 	var body []byte
 	var outcome Outcome
 	var rec Record
-	err := d.svc.Attachments.Attach(ctx, msg.WorkspaceID, msg.ChannelID, p.refs, now, func(as []chat.Attachment) error {
+	err = d.svc.Attachments.Attach(ctx, msg.WorkspaceID, msg.ChannelID, p.refs, now, func(as []chat.Attachment) error {
 		msg.Attachments = as
 		body = AcceptedBody(msg)
 		d.log.Status, d.log.Outcome, d.log.MessageID = 202, chat.OutcomeAccepted, msg.ID
@@ -440,6 +457,9 @@ func AcceptedBody(m chat.Message) []byte {
 			Author          author `json:"author"`
 			Status          string `json:"status"`
 			CreatedAt       string `json:"created_at"`
+			// ThreadID is the root of the thread of a reply, null on a
+			// root.
+			ThreadID *string `json:"thread_id"`
 			// Attachments are described without links: the body is
 			// replayed byte for byte, and a link would have expired.
 			Attachments []acceptedAttachment `json:"attachments"`
@@ -448,6 +468,9 @@ func AcceptedBody(m chat.Message) []byte {
 	b := &body.Data
 	b.ID, b.WorkspaceID, b.ChannelID, b.Content, b.SkipTranslation = m.ID, m.WorkspaceID, m.ChannelID, m.Content, m.SkipTranslation
 	b.Author = author{Type: m.Author.Type, Name: m.Author.Name}
+	if m.ThreadID != "" {
+		b.ThreadID = &m.ThreadID
+	}
 	if m.Author.AvatarURL != "" {
 		b.Author.AvatarURL = &m.Author.AvatarURL
 	}

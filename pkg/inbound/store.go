@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/messages"
 )
 
 // QuotaCounter counts inbound requests per workspace in fixed windows.
@@ -121,4 +122,6 @@ type Store interface {
 	// of a request whose acceptance did commit, though its caller saw an
 	// error, stays as written. Errors: EUnavailable.
 	Log(ctx context.Context, rec chat.RequestLog, sig *SignatureUse, now time.Time) (Outcome, error)
+	// ThreadRoot finds a reply's root (messages.ThreadReader).
+	messages.ThreadReader
 }

@@ -53,6 +53,8 @@ type PostStore interface {
 	// kept colliding; EConflict when a message with m's id exists;
 	// EUnavailable.
 	PostMemberMessage(ctx context.Context, m chat.Message, key *KeyRecord, now time.Time) (*KeyRecord, error)
+	// ThreadRoot finds a reply's root (messages.ThreadReader).
+	messages.ThreadReader
 }
 
 // Service serves the members' channels and messages.
@@ -91,6 +93,8 @@ type Post struct {
 	Content         string
 	SkipTranslation bool
 	Attachments     []attachments.Ref
+	// ThreadID is the message the post replies to, "" for a root.
+	ThreadID string
 	// Key is the Idempotency-Key header when HasKey.
 	Key    string
 	HasKey bool
@@ -120,8 +124,13 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 	if post.HasKey && !chat.ValidIdempotencyKey(post.Key) {
 		return Posted{}, chat.Errorf(chat.EInvalidIdempotencyKey, "The Idempotency-Key header must be 1 to 255 printable ASCII characters.")
 	}
+	root, err := messages.Thread(ctx, s.Posts, post.ChannelID, post.ThreadID)
+	if err != nil {
+		return Posted{}, err
+	}
 	now := s.Now().UTC()
 	m := chat.Message{
+		ThreadID:    root,
 		ID:          s.IDs.New(now),
 		WorkspaceID: p.WorkspaceID,
 		ChannelID:   post.ChannelID,
@@ -140,7 +149,7 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 			ExpiresAt: now.Add(IdempotencyTTL)}
 	}
 	var held *KeyRecord
-	err := s.Attachments.Attach(ctx, m.WorkspaceID, m.ChannelID, post.Attachments, now, func(as []chat.Attachment) error {
+	err = s.Attachments.Attach(ctx, m.WorkspaceID, m.ChannelID, post.Attachments, now, func(as []chat.Attachment) error {
 		m.Attachments = as
 		if key != nil {
 			key.Message = m
@@ -162,7 +171,11 @@ func (s *Service) Post(ctx context.Context, p workspaces.Principal, post Post) (
 }
 
 // Fingerprint identifies "the same request" for a key: channel, content
-// and skip_translation (contract section 9).
+// and skip_translation (contract section 9), attachments and thread.
 func Fingerprint(p Post) string {
-	return chat.IdempotencyFingerprint(p.ChannelID, p.Content, p.SkipTranslation, attachments.Parts(p.Attachments)...)
+	parts := attachments.Parts(p.Attachments)
+	if p.ThreadID != "" {
+		parts = append(parts, "thread:"+p.ThreadID)
+	}
+	return chat.IdempotencyFingerprint(p.ChannelID, p.Content, p.SkipTranslation, parts...)
 }

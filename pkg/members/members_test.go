@@ -83,3 +83,8 @@ func TestListMessagesForbiddenWithoutAStoreCall(t *testing.T) {
 		}
 	}
 }
+
+// ThreadRoot finds no thread: the tests of this file post roots.
+func (f fakePosts) ThreadRoot(context.Context, string, string) (string, error) {
+	return "", chat.FieldError("thread_id", "unknown thread")
+}

@@ -178,3 +178,8 @@ func BenchmarkCreateAndCloseRoom(b *testing.B) {
 		serveBench(b, h, http.MethodPost, "/api/v1/workspaces/"+benchWS+"/rooms/"+id+"/close", nil, "", http.StatusOK)
 	}
 }
+
+// ThreadRoot finds no thread: the tests of this file post roots.
+func (s *benchStore) ThreadRoot(context.Context, string, string) (string, error) {
+	return "", chat.FieldError("thread_id", "unknown thread")
+}

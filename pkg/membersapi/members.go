@@ -10,6 +10,7 @@ import (
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/members"
+	"github.com/chatbridge/chat/pkg/messages"
 	"github.com/chatbridge/chat/pkg/messageview"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
@@ -70,11 +71,12 @@ func PostChannelMessageHandler(auth httpapi.Authorizer, svc ChannelMessagePoster
 			v.Add("content", "The content field is required.")
 		}
 		skip, _ := obj.Bool(&v, "skip_translation", "skip translation")
+		thread := messages.ThreadField(obj, &v)
 		if err := v.Err(); err != nil {
 			httpapi.Error(w, r, err)
 			return
 		}
-		post.Content, post.SkipTranslation, post.Attachments = content, skip, refs
+		post.Content, post.SkipTranslation, post.Attachments, post.ThreadID = content, skip, refs, thread
 		// The adapter splits header values on commas; rejoined, a repeated
 		// header is one value, which a key of its own never equals.
 		if vals := r.Header.Values("Idempotency-Key"); len(vals) > 0 {

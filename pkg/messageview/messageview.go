@@ -44,6 +44,22 @@ type View struct {
 	Deleted  bool    `json:"deleted"`
 	// Attachments: contract section 17; [] for none.
 	Attachments []AttachmentView `json:"attachments"`
+	threadFields
+}
+
+// threadFields are a message's thread (contract section 18), on a view and
+// a tombstone alike: thread_id is the root's id on a reply, null on a
+// root; reply_count and last_reply_at are a root's replies (0 and null
+// when none, and on a reply).
+type threadFields struct {
+	ThreadID    *string `json:"thread_id"`
+	ReplyCount  int     `json:"reply_count"`
+	LastReplyAt *string `json:"last_reply_at"`
+}
+
+// threadOf is m's thread as the API shows it.
+func threadOf(m chat.Message) threadFields {
+	return threadFields{ThreadID: nullable(m.ThreadID), ReplyCount: m.ReplyCount, LastReplyAt: nullableTime(m.LastReplyAt)}
 }
 
 // AttachmentView is a file a message carries, as one reader sees it.
@@ -117,6 +133,7 @@ func (r Renderer) Of(v chat.MessageView) View {
 		Revision:         m.Rev(),
 		EditedAt:         nullableTime(m.EditedAt),
 		Attachments:      r.Attachments(v),
+		threadFields:     threadOf(m),
 	}
 }
 
@@ -129,6 +146,8 @@ type Tombstone struct {
 	Deleted   bool              `json:"deleted"`
 	DeletedAt string            `json:"deleted_at"`
 	CreatedAt string            `json:"created_at"`
+	// A deleted root keeps its thread.
+	threadFields
 }
 
 // TombstoneOf is deleted message m as the API shows it.
@@ -137,6 +156,7 @@ func TombstoneOf(m chat.Message) Tombstone {
 		ID: m.ID, ChannelID: m.ChannelID,
 		Author:  messageAuthorView{Type: m.Author.Type, ID: nullable(m.Author.ID), Name: m.Author.Name, AvatarURL: nullable(m.Author.AvatarURL)},
 		Deleted: true, DeletedAt: chat.FormatTime(m.DeletedAt), CreatedAt: chat.FormatTime(m.CreatedAt),
+		threadFields: threadOf(m),
 	}
 }
 

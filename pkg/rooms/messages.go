@@ -14,9 +14,12 @@ import (
 // MessageWriter stores a new message. Storing it is all a post does: the
 // table's stream queues it for translation.
 type MessageWriter interface {
-	// PutMessage stores m. Errors: EConflict when a message with its id
-	// exists; EUnavailable when storage failed.
+	// PutMessage stores m; a reply (m.ThreadID, a root's id) also counts
+	// itself on its root in the same write. Errors: EConflict when a
+	// message with its id exists; EValidation on "thread_id" when the root
+	// is gone, deleted or a reply; EUnavailable when storage failed.
 	PutMessage(ctx context.Context, m chat.Message) error
+	messages.ThreadReader
 }
 
 // PostsPerMinute is the contract's bound on a guest's posts, counted in
@@ -79,8 +82,20 @@ type Poster struct {
 // (ErrTooManyPosts) past PostsPerMinute in the current window;
 // EUnavailable when storage failed.
 func (p *Poster) Post(ctx context.Context, s chat.GuestSession, room chat.Room, content string, refs []attachments.Ref) (chat.MessageView, error) {
+	return p.PostIn(ctx, s, room, "", content, refs)
+}
+
+// PostIn is Post into the thread of message threadID ("" for a root): a
+// reply to a reply joins its root's thread (messages.Thread, one read).
+// Errors: those of Post; EValidation on "thread_id" (see
+// messages.ThreadReader), checked before the post is counted.
+func (p *Poster) PostIn(ctx context.Context, s chat.GuestSession, room chat.Room, threadID, content string, refs []attachments.Ref) (chat.MessageView, error) {
 	if problem := messages.CheckPostContent(content, len(refs)); problem != "" {
 		return chat.MessageView{}, chat.FieldError("content", problem)
+	}
+	root, err := messages.Thread(ctx, p.Store, room.ChannelID, threadID)
+	if err != nil {
+		return chat.MessageView{}, err
 	}
 	now := p.Now().UTC()
 	g := s.Guest
@@ -105,8 +120,9 @@ func (p *Poster) Post(ctx context.Context, s chat.GuestSession, room chat.Room, 
 		SourceLanguage: g.PreferredLanguage,
 		Status:         chat.MessageQueued,
 		CreatedAt:      now,
+		ThreadID:       root,
 	}
-	err := p.Attachments.Attach(ctx, m.WorkspaceID, m.ChannelID, refs, now, func(as []chat.Attachment) error {
+	err = p.Attachments.Attach(ctx, m.WorkspaceID, m.ChannelID, refs, now, func(as []chat.Attachment) error {
 		m.Attachments = as
 		return p.Store.PutMessage(ctx, m)
 	})

@@ -359,3 +359,8 @@ func TestReadChannelCarriesAltTexts(t *testing.T) {
 		t.Fatalf("%d reads; view %q in %s translated=%v alt texts %q; want one read, the Spanish alt text", reads, v.Content, v.Language, v.Translated, v.AltTexts)
 	}
 }
+
+// ThreadRoot finds no thread: the tests of this file post roots.
+func (f fakeWriter) ThreadRoot(context.Context, string, string) (string, error) {
+	return "", chat.FieldError("thread_id", "unknown thread")
+}

@@ -344,3 +344,8 @@ func FuzzListQuery(f *testing.F) {
 		}
 	})
 }
+
+// ThreadRoot finds no thread: the tests of this file post roots.
+func (w *fuzzWriter) ThreadRoot(context.Context, string, string) (string, error) {
+	return "", chat.FieldError("thread_id", "unknown thread")
+}

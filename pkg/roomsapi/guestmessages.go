@@ -20,7 +20,8 @@ type GuestMessageLister interface {
 
 // GuestMessagePoster posts a guest's message (rooms.Poster).
 type GuestMessagePoster interface {
-	Post(ctx context.Context, s chat.GuestSession, room chat.Room, content string, refs []attachments.Ref) (chat.MessageView, error)
+	// PostIn posts into the thread of message threadID, or a root for "".
+	PostIn(ctx context.Context, s chat.GuestSession, room chat.Room, threadID, content string, refs []attachments.Ref) (chat.MessageView, error)
 }
 
 // GuestMessagesHandler serves GET
@@ -55,11 +56,12 @@ func PostGuestMessageHandler(auth httpapi.GuestAuthenticator, msgs GuestMessageP
 		}
 		var val chat.Validation
 		content, refs := messages.BodyFields(obj, &val)
+		thread := messages.ThreadField(obj, &val)
 		if err := val.Err(); err != nil {
 			httpapi.Error(w, r, err)
 			return
 		}
-		v, err := msgs.Post(r.Context(), s, room, content, refs)
+		v, err := msgs.PostIn(r.Context(), s, room, thread, content, refs)
 		if err != nil {
 			httpapi.Error(w, r, err)
 			return

@@ -128,7 +128,11 @@ func (s *Store) editWithClaims(ctx context.Context, c edits.Change, up *types.Up
 	m := chat.Message{ID: c.MessageID, ChannelID: c.ChannelID, Author: chat.Author{Type: c.Actor.Type, ID: c.Actor.ID},
 		Attachments: c.Claims}
 	items := append([]types.TransactWriteItem{{Update: up}}, dynamo.ClaimWrites(s.Name, m, c.Now)...)
-	reasons, err := s.TransactClaims(ctx, op, items, len(c.Claims))
+	rounds := 0
+	if len(c.Claims) > 0 {
+		rounds = dynamo.ClaimRounds
+	}
+	reasons, err := s.TransactClaims(ctx, op, items, rounds)
 	switch {
 	case chat.IsCode(err, chat.EConflict):
 		// A collision that outlasted the retries: another write of the

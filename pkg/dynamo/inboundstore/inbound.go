@@ -241,11 +241,20 @@ func (s *Store) sigWrite(u *inbound.SignatureUse, now time.Time) types.TransactW
 // signature use, the completed idempotency record (claimed and completed
 // at once, on condition that no live record holds the key; a failed
 // condition returns the record that holds it), the message and its log
-// record. It holds no item that another request of the webhook writes or
-// checks, so a webhook's concurrent posts never cancel each other.
+// record, and a reply's root (dynamo.TransactPost). Besides a reply's root,
+// it holds no item that another request of the webhook writes or checks,
+// so a webhook's concurrent posts never cancel each other (replies to one
+// root that collide are sent again).
 func (s *Store) Accept(ctx context.Context, a inbound.Acceptance, now time.Time) (inbound.Outcome, inbound.Record, error) {
-	items, sigIdx, keyIdx, msgIdx := s.acceptItems(a, now)
-	reasons, err := s.TransactClaims(ctx, "accept inbound message", items, len(a.Message.Attachments))
+	var sigIdx, keyIdx, msgIdx int
+	reasons, err := s.TransactPost(ctx, "accept inbound message", a.Message, func(root *types.TransactWriteItem) ([]types.TransactWriteItem, int, int) {
+		var items []types.TransactWriteItem
+		items, sigIdx, keyIdx, msgIdx = s.acceptItems(a, now)
+		if root == nil {
+			return items, msgIdx, -1
+		}
+		return append(items, *root), msgIdx, len(items)
+	})
 	if chat.IsCode(err, chat.EConflict) {
 		if a.Key != nil {
 			return 0, inbound.Record{}, keyInUse(err)

@@ -54,6 +54,9 @@ func (s *Store) MemberChannels(ctx context.Context, ws, user, after string, limi
 // then returned), then answered EIdempotencyKeyInUse. A transaction that
 // committed though its answer was lost, and that the SDK sent again, meets
 // its own record and message (they hold m): it is stored, not a replay.
+// A reply also counts itself on its root in the same write (PutMessage,
+// dynamo.ThreadWrite); a root that refuses it answers EValidation on
+// "thread_id".
 func (s *Store) PostMemberMessage(ctx context.Context, m chat.Message, key *members.KeyRecord, now time.Time) (*members.KeyRecord, error) {
 	if key == nil {
 		return nil, s.PutMessage(ctx, m)
@@ -67,6 +70,17 @@ func (s *Store) PostMemberMessage(ctx context.Context, m chat.Message, key *memb
 	claim := dynamo.Put(s.Name, rec, "attribute_not_exists(pk) OR expires_epoch <= :now", map[string]types.AttributeValue{":now": dynamo.Num(now.Unix())})
 	claim.Put.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	items := append([]types.TransactWriteItem{claim, dynamo.MessagePut(s.Name, m)}, dynamo.ClaimWrites(s.Name, m, m.CreatedAt)...)
+	// A reply's root is last (dynamo.ThreadWrite).
+	rootIdx, advance := -1, true
+	if m.ThreadID != "" {
+		rootIdx = len(items)
+		items = append(items, dynamo.ThreadWrite(s.Name, m, advance))
+	}
+	attempts := 4
+	if rootIdx >= 0 {
+		// Replies to one root collide on it.
+		attempts = dynamo.ReplyRounds
+	}
 	op := "post member message " + m.ID
 	for attempt := 0; ; attempt++ {
 		_, err := s.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
@@ -90,17 +104,31 @@ func (s *Store) PostMemberMessage(ctx context.Context, m chat.Message, key *memb
 			}, nil
 		case dynamo.ConditionFailed(reasons, 1):
 			return nil, chat.Errorf(chat.EConflict, "message %s exists", m.ID)
+		case rootIdx >= 0 && dynamo.ConditionFailed(reasons, rootIdx):
+			if err := dynamo.ThreadRefusal(reasons[rootIdx].Item); err != nil || !advance {
+				if err == nil {
+					err = chat.Unavailable(errors.New("dynamo: " + op + ": thread root refused the reply"))
+				}
+				return nil, err
+			}
+			// The root's last reply is newer: count this one, leave it.
+			advance = false
+			items[rootIdx] = dynamo.ThreadWrite(s.Name, m, advance)
+			continue
 		case dynamo.ClaimFailure(reasons, firstClaim, m) != nil:
 			return nil, dynamo.ClaimFailure(reasons, firstClaim, m)
 		case !dynamo.Conflicted(reasons):
 			return nil, chat.Internal(errors.New("dynamo: " + op + ": cancelled for an unexpected reason"))
 		}
-		if attempt >= 4 {
+		if attempt >= attempts {
 			e := chat.Errorf(chat.EIdempotencyKeyInUse, "A request with this Idempotency-Key is still being processed. Retry later.")
 			e.RetryAfter = 1
 			return nil, e
 		}
-		backoff := time.Duration(10<<attempt)*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
+		backoff := time.Duration(10<<min(attempt, 4))*time.Millisecond + time.Duration(rand.IntN(20))*time.Millisecond
+		if rootIdx >= 0 {
+			backoff += time.Duration(rand.IntN(300)) * time.Millisecond
+		}
 		select {
 		case <-ctx.Done():
 			return nil, dynamo.Fail(op, ctx.Err())

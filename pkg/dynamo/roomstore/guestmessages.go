@@ -18,13 +18,25 @@ var (
 	_ rooms.MessageReader = (*Store)(nil)
 )
 
-// ListMessages implements rooms.MessageReader with one Query of the
-// channel's partition (listPage), newest first. Each message carries the
+// ListMessages implements rooms.MessageReader with Queries of the
+// channel's partition (dynamo.ListPage), newest first, roots only (a
+// filter leaves the replies out; the page is read on until full). Each message carries the
 // languages its translations are stored in (translated_languages). Errors:
 // EValidation on "cursor" for a position that is not a message's;
 // EUnavailable when DynamoDB failed after retries.
 func (s *Store) ListMessages(ctx context.Context, channelID, after string, limit int) (chat.Page[chat.Message], error) {
-	q := dynamo.ListQuery{Op: "list messages " + channelID, PK: dynamo.ChanPK(channelID), Prefix: dynamo.MessagePrefix}
+	q := dynamo.ListQuery{Op: "list messages " + channelID, PK: dynamo.ChanPK(channelID), Prefix: dynamo.MessagePrefix,
+		Filter: "attribute_not_exists(" + dynamo.AttrThreadID + ")"}
+	return dynamo.ListPage(ctx, s.Table, q, after, limit, dynamo.MessageItem.Message)
+}
+
+// ListReplies implements rooms.ThreadReader with Queries of the sparse
+// index ThreadIndex (the replies of root, oldest first), as many as a
+// page takes. Errors: EValidation on "cursor" for a position that is not a
+// message's; EUnavailable.
+func (s *Store) ListReplies(ctx context.Context, channelID, rootID, after string, limit int) (chat.Page[chat.Message], error) {
+	q := dynamo.ListQuery{Op: "list replies " + rootID, PK: rootID, Prefix: dynamo.MessagePrefix, Forward: true,
+		Index: dynamo.ThreadIndex, IndexPK: dynamo.AttrThreadID, TablePK: dynamo.ChanPK(channelID)}
 	return dynamo.ListPage(ctx, s.Table, q, after, limit, dynamo.MessageItem.Message)
 }
 
