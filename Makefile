@@ -40,6 +40,10 @@ FUNCTIONS := \
 	DeleteChannelMessageFunction:delete-channel-message \
 	EditGuestMessageFunction:edit-guest-message \
 	DeleteGuestMessageFunction:delete-guest-message \
+	AddChannelReactionFunction:add-channel-reaction \
+	RemoveChannelReactionFunction:remove-channel-reaction \
+	AddGuestReactionFunction:add-guest-reaction \
+	RemoveGuestReactionFunction:remove-guest-reaction \
 	CreateRoomFunction:create-room \
 	ListRoomsFunction:list-rooms \
 	CloseRoomFunction:close-room \

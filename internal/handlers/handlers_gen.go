@@ -17,6 +17,7 @@ import (
 	"github.com/chatbridge/chat/pkg/integratorsapi"
 	"github.com/chatbridge/chat/pkg/membersapi"
 	"github.com/chatbridge/chat/pkg/membersapi/channelmessages"
+	"github.com/chatbridge/chat/pkg/reactionsapi"
 	"github.com/chatbridge/chat/pkg/roomsapi"
 	"github.com/chatbridge/chat/pkg/webhooks"
 	"github.com/chatbridge/chat/pkg/webhooksapi"
@@ -25,6 +26,8 @@ import (
 // HTTP is every HTTP function's constructor, by logical id, as its
 // main.go names it.
 var HTTP = map[string]app.HTTPConstructor{
+	"AddChannelReactionFunction":          reactionsapi.AddChannelReaction,
+	"AddGuestReactionFunction":            reactionsapi.AddGuestReaction,
 	"CloseRoomFunction":                   roomsapi.CloseRoom,
 	"CreateChannelUploadFunction":         attachmentsapi.CreateChannelUpload,
 	"CreateGuestUploadFunction":           attachmentsapi.CreateGuestUpload,
@@ -63,6 +66,8 @@ var HTTP = map[string]app.HTTPConstructor{
 	"RecoverSupportDeliveriesFunction":    deliveriesapi.Recover(deliveriesapi.Support),
 	"RedeliverOutboundFunction":           deliveriesapi.Redeliver(deliveriesapi.Outbound),
 	"RedeliverSupportFunction":            deliveriesapi.Redeliver(deliveriesapi.Support),
+	"RemoveChannelReactionFunction":       reactionsapi.RemoveChannelReaction,
+	"RemoveGuestReactionFunction":         reactionsapi.RemoveGuestReaction,
 	"RotateInboundWebhookSecretFunction":  webhooksapi.Rotate(webhooks.Inbound),
 	"RotateOutboundWebhookSecretFunction": webhooksapi.Rotate(webhooks.Outbound),
 	"RotateSupportWebhookSecretFunction":  webhooksapi.Rotate(webhooks.Support),

@@ -29,6 +29,12 @@ import (
 // builds (handlers.FromEnv), as that function (its IAM policy applies),
 // against the demo fixture. One test binary, one moto_server.
 var samples = map[string]func(t *testing.T, fn string){
+	// Reactions (contract section 18): the sample's 👍 on a message just
+	// stored is new (201); its removal is 204 though none was added.
+	"AddChannelReactionFunction":    editSample("add-channel-reaction.json", byAna, 201, requestIDEchoed),
+	"RemoveChannelReactionFunction": editSample("remove-channel-reaction.json", byAna, 204, requestIDEchoed),
+	"AddGuestReactionFunction":      editSample("add-guest-reaction.json", byGuest, 201, requestIDEchoed),
+	"RemoveGuestReactionFunction":   editSample("remove-guest-reaction.json", byGuest, 204, requestIDEchoed),
 	"CloseRoomFunction": func(t *testing.T, fn string) {
 		st, _ := wiringtest.DemoAs(t, fn)
 		ctx := context.Background()

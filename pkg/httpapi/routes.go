@@ -89,6 +89,11 @@ var Routes = []Route{
 	{"DeleteChannelMessageFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages/{message_id}", NeedsNone},
 	{"EditGuestMessageFunction", http.MethodPatch, "/api/v1/external/rooms/{room_id}/messages/{message_id}", NeedsNone},
 	{"DeleteGuestMessageFunction", http.MethodDelete, "/api/v1/external/rooms/{room_id}/messages/{message_id}", NeedsNone},
+	// Reactions (contract section 18).
+	{"AddChannelReactionFunction", http.MethodPut, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages/{message_id}/reactions/{emoji}", NeedsNone},
+	{"RemoveChannelReactionFunction", http.MethodDelete, "/api/v1/workspaces/{workspace_id}/channels/{channel_id}/messages/{message_id}/reactions/{emoji}", NeedsNone},
+	{"AddGuestReactionFunction", http.MethodPut, "/api/v1/external/rooms/{room_id}/messages/{message_id}/reactions/{emoji}", NeedsNone},
+	{"RemoveGuestReactionFunction", http.MethodDelete, "/api/v1/external/rooms/{room_id}/messages/{message_id}/reactions/{emoji}", NeedsNone},
 	{"EditWebhookMessageFunction", http.MethodPatch, "/webhooks/{webhook}/messages/{message_id}", NeedsNone},
 	{"DeleteWebhookMessageFunction", http.MethodDelete, "/webhooks/{webhook}/messages/{message_id}", NeedsNone},
 	// The guest page and its static files (contract section 12).

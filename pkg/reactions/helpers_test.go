@@ -1,0 +1,5 @@
+package reactions
+
+import "errors"
+
+func asError[T error](err error, target *T) bool { return errors.As(err, target) }
