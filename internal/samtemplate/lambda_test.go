@@ -24,7 +24,7 @@ func TestEventSourcesOfTheTemplate(t *testing.T) {
 		{"OutboxRelayFunction", "DynamoDB", 10 * time.Second,
 			[]string{"ChatTable TRIM_HORIZON batch 100 window 1s rbif true retries 1000 age 24h0m0s bisect true parallel 1 onfailure RelayFailureQueue filters 5 concurrency 0"}},
 		{"RealtimePushFunction", "DynamoDB", 10 * time.Second,
-			[]string{"ChatTable LATEST batch 10 window 0s rbif true retries 2 age 1m0s bisect true parallel 4 onfailure RealtimePushFailureQueue filters 2 concurrency 0"}},
+			[]string{"ChatTable LATEST batch 10 window 0s rbif true retries 2 age 1m0s bisect true parallel 4 onfailure RealtimePushFailureQueue filters 3 concurrency 0"}},
 		{"TranslateFunction", "SQS", 30 * time.Second,
 			[]string{"TranslationQueue  batch 10 window 1s rbif true retries -1 age 0s bisect false parallel 1 onfailure  filters 0 concurrency 20"}},
 		// Push jobs, one a worker, many workers at once.

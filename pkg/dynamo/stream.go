@@ -75,10 +75,12 @@ type StreamRecord struct {
 	// At is the record's approximate creation time.
 	At    time.Time
 	Image map[string]types.AttributeValue
+	// OldImage is the item before the change (MODIFY, REMOVE).
+	OldImage map[string]types.AttributeValue
 }
 
 // StreamRecordOf converts a record of a Lambda DynamoDB stream event.
 func StreamRecordOf(rec events.DynamoDBEventRecord) StreamRecord {
 	return StreamRecord{Seq: rec.Change.SequenceNumber, EventName: rec.EventName,
-		At: rec.Change.ApproximateCreationDateTime.Time, Image: FromLambdaImage(rec.Change.NewImage)}
+		At: rec.Change.ApproximateCreationDateTime.Time, Image: FromLambdaImage(rec.Change.NewImage), OldImage: FromLambdaImage(rec.Change.OldImage)}
 }

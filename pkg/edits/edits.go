@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/chatbridge/chat/pkg/rooms"
 	"slices"
 	"strconv"
 	"strings"
@@ -126,6 +127,9 @@ type Service struct {
 	Now         chat.Clock
 	// Pause waits between attempts at deleting files; nil sleeps.
 	Pause func(time.Duration)
+	// Reactions reads the edited message's reactions for the answer (the
+	// editor's Me); nil answers none.
+	Reactions rooms.ReactionReader
 }
 
 // Body is an edit's body: the new content, when HasContent, and the
@@ -222,6 +226,19 @@ const maxRaces = 5
 // Store; EUnavailable when files it took off the message could not be
 // deleted (the edit is applied: its retry deletes them).
 func (s *Service) Edit(ctx context.Context, actor Actor, channelID, messageID string, b Body, ifMatch string) (chat.MessageView, error) {
+	v, err := s.edit(ctx, actor, channelID, messageID, b, ifMatch)
+	if err != nil {
+		return v, err
+	}
+	views := []chat.MessageView{v}
+	// An edit keeps the message's reactions: the answer shows them.
+	if err := rooms.WithReactions(ctx, s.Reactions, rooms.ReaderOwner(actor.Type, actor.ID), views); err != nil {
+		return chat.MessageView{}, err
+	}
+	return views[0], nil
+}
+
+func (s *Service) edit(ctx context.Context, actor Actor, channelID, messageID string, b Body, ifMatch string) (chat.MessageView, error) {
 	switch {
 	case !b.HasContent && !b.SetAttachments:
 		return chat.MessageView{}, chat.FieldError("content", "The content field is required.")

@@ -48,7 +48,7 @@ func DeleteChannelMessageHandler(auth httpapi.Authorizer, svc MessageEditor) htt
 
 // EditChannelMessage builds EditChannelMessageFunction.
 func EditChannelMessage(a *app.App) (http.Handler, error) {
-	return EditChannelMessageHandler(a.Authenticator(), Editor(a), a.Renderer(0)), nil
+	return EditChannelMessageHandler(a.Authenticator(), ReactingEditor(a), a.Renderer(0)), nil
 }
 
 // DeleteChannelMessage builds DeleteChannelMessageFunction.

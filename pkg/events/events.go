@@ -28,18 +28,22 @@ const (
 	MessageDeleted     = "message.deleted"
 	RoomMessageUpdated = "room.message_updated"
 	RoomMessageDeleted = "room.message_deleted"
+	// Reactions (contract section 18), to outbound webhooks only.
+	MessageReactionAdded   = "message.reaction_added"
+	MessageReactionRemoved = "message.reaction_removed"
 )
 
 // Types lists every event type, the values an outbound webhook's events may
 // hold.
 var Types = []string{MessageCreated, MessageTranslated, RoomCreated, RoomGuestJoined, RoomMessageCreated, RoomClosed,
-	WebhookDisabled, MessageUpdated, MessageDeleted, RoomMessageUpdated, RoomMessageDeleted}
+	WebhookDisabled, MessageUpdated, MessageDeleted, RoomMessageUpdated, RoomMessageDeleted,
+	MessageReactionAdded, MessageReactionRemoved}
 
 // OutboundTypes are the types an outbound webhook may subscribe to: every
 // type but room.message_created, room.message_updated and
 // room.message_deleted, which go to support webhooks only.
 var OutboundTypes = []string{MessageCreated, MessageTranslated, RoomCreated, RoomGuestJoined, RoomClosed,
-	WebhookDisabled, MessageUpdated, MessageDeleted}
+	WebhookDisabled, MessageUpdated, MessageDeleted, MessageReactionAdded, MessageReactionRemoved}
 
 // supportTypes are sent to every active support webhook.
 var supportTypes = []string{RoomCreated, RoomGuestJoined, RoomMessageCreated, RoomClosed, RoomMessageUpdated, RoomMessageDeleted}
@@ -101,6 +105,24 @@ type Event struct {
 	// envelope carries it to the millisecond, as ID's time part does.
 	CreatedAt time.Time
 	Data      any
+}
+
+// Reaction is the data of message.reaction_added and
+// message.reaction_removed: who reacted (Author, without an avatar) with
+// which emoji on which message. It carries no content, so a deletion
+// leaves it as it is.
+type Reaction struct {
+	MessageID string         `json:"message_id"`
+	ChannelID string         `json:"channel_id"`
+	Emoji     string         `json:"emoji"`
+	Author    ReactionAuthor `json:"author"`
+}
+
+// ReactionAuthor is who reacted: a user or a guest.
+type ReactionAuthor struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
 }
 
 // Author is a message's author as events show it.

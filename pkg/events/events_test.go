@@ -30,15 +30,17 @@ func TestRecipients(t *testing.T) {
 		{ID: "odd", Kind: "inbound", Active: true, Events: events.Types},
 	}
 	cases := map[string][]string{
-		events.MessageCreated:     {"o-msg", "o-all"},
-		events.MessageTranslated:  {"o-all"},
-		events.RoomCreated:        {"o-all", "o-room", "s-on"},
-		events.RoomGuestJoined:    {"o-all", "s-on"},
-		events.RoomMessageCreated: {"s-on"},
-		events.RoomClosed:         {"o-all", "o-room", "s-on"},
-		events.MessageDeleted:     {"o-all"},
-		events.RoomMessageUpdated: {"s-on"},
-		"message.unknown":         nil,
+		events.MessageCreated:         {"o-msg", "o-all"},
+		events.MessageTranslated:      {"o-all"},
+		events.RoomCreated:            {"o-all", "o-room", "s-on"},
+		events.RoomGuestJoined:        {"o-all", "s-on"},
+		events.RoomMessageCreated:     {"s-on"},
+		events.RoomClosed:             {"o-all", "o-room", "s-on"},
+		events.MessageDeleted:         {"o-all"},
+		events.RoomMessageUpdated:     {"s-on"},
+		events.MessageReactionAdded:   {"o-all"},
+		events.MessageReactionRemoved: {"o-all"},
+		"message.unknown":             nil,
 	}
 	for typ, want := range cases {
 		var got []string

@@ -61,7 +61,9 @@ type PostStore interface {
 type Service struct {
 	Channels ChannelStore
 	Messages rooms.MessageReader
-	Posts    PostStore
+	// Reactions reads a page's reactions; nil shows none.
+	Reactions rooms.ReactionReader
+	Posts     PostStore
 	// Attachments checks and attaches a post's files; nil refuses a post
 	// with attachments (503).
 	Attachments *attachments.Service
@@ -84,7 +86,11 @@ func (s *Service) ListMessages(ctx context.Context, p workspaces.Principal, chan
 	if !p.MemberOf(channelID) {
 		return chat.Page[chat.MessageView]{}, workspaces.ErrForbidden()
 	}
-	return rooms.ReadChannel(ctx, s.Messages, channelID, p.PreferredLanguage, after, limit)
+	page, err := rooms.ReadChannel(ctx, s.Messages, channelID, p.PreferredLanguage, after, limit)
+	if err != nil {
+		return page, err
+	}
+	return page, rooms.WithReactions(ctx, s.Reactions, rooms.ReaderOwner(chat.AuthorUser, p.UserID), page.Items)
 }
 
 // Post is a member's new message.

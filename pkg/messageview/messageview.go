@@ -45,6 +45,10 @@ type View struct {
 	// Attachments: contract section 17; [] for none.
 	Attachments []AttachmentView `json:"attachments"`
 	threadFields
+	// Reactions: contract section 18; [] for none. Me is the reader's own
+	// (always false in a push shared by a channel's readers: clients keep
+	// their own from their actions).
+	Reactions []ReactionView `json:"reactions"`
 }
 
 // threadFields are a message's thread (contract section 18), on a view and
@@ -60,6 +64,24 @@ type threadFields struct {
 // threadOf is m's thread as the API shows it.
 func threadOf(m chat.Message) threadFields {
 	return threadFields{ThreadID: nullable(m.ThreadID), ReplyCount: m.ReplyCount, LastReplyAt: nullableTime(m.LastReplyAt)}
+}
+
+// ReactionView is one emoji's reactions on a message.
+type ReactionView struct {
+	Emoji string `json:"emoji"`
+	Count int    `json:"count"`
+	Me    bool   `json:"me"`
+}
+
+// Reactions are v's reactions as the API shows them: [] for none.
+func Reactions(v chat.MessageView) []ReactionView {
+	out := make([]ReactionView, 0, len(v.Reactions))
+	for _, r := range v.Reactions {
+		if r.Count > 0 {
+			out = append(out, ReactionView{Emoji: r.Emoji, Count: r.Count, Me: r.Me})
+		}
+	}
+	return out
 }
 
 // AttachmentView is a file a message carries, as one reader sees it.
@@ -134,6 +156,7 @@ func (r Renderer) Of(v chat.MessageView) View {
 		EditedAt:         nullableTime(m.EditedAt),
 		Attachments:      r.Attachments(v),
 		threadFields:     threadOf(m),
+		Reactions:        Reactions(v),
 	}
 }
 

@@ -254,7 +254,8 @@ func (s *Subscriber) Ready(ctx context.Context, sub Subscribed) ([][]byte, error
 }
 
 // frames renders msgs for c's reader as pushes of type typ, reading their
-// translations into c's language in one batch.
+// translations into c's language in one batch, and their reactions as c's
+// reader sees them in another (when some message has any).
 func (s *Subscriber) frames(ctx context.Context, c Connection, msgs []chat.Message, typ string) ([][]byte, error) {
 	var ids, langs []string
 	for _, m := range msgs {
@@ -269,9 +270,18 @@ func (s *Subscriber) frames(ctx context.Context, c Connection, msgs []chat.Messa
 			return nil, err
 		}
 	}
+	views := make([]chat.MessageView, len(msgs))
+	for i, m := range msgs {
+		views[i] = rooms.ViewOf(m, trs[m.ID], c.Language)
+	}
+	// The reader's own reactions (Me): one batch read when some message
+	// has reactions.
+	if err := rooms.WithReactions(ctx, s.Reactions, rooms.ReaderOwner(c.Kind, c.SubjectID), views); err != nil {
+		return nil, err
+	}
 	out := make([][]byte, 0, len(msgs))
-	for _, m := range msgs {
-		b, err := messageFrame(s.Encode, typ, rooms.ViewOf(m, trs[m.ID], c.Language))
+	for _, v := range views {
+		b, err := messageFrame(s.Encode, typ, v)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package realtime
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/chatbridge/chat/pkg/rooms"
@@ -20,14 +21,18 @@ const (
 // editSends are the pushes of an edit: the new revision's view, in its
 // original, to every connection (a translation of the earlier revision is
 // never shown for the new content).
-func (p *Pusher) editSends(c Change, conns []Connection) ([]send, error) {
+func (p *Pusher) editSends(ctx context.Context, c Change, conns []Connection, counts map[string]map[string]int) ([]send, error) {
 	payloads := map[string][]byte{}
 	var sends []send
 	for _, conn := range conns {
 		b, ok := payloads[conn.Language]
 		if !ok {
-			var err error
-			if b, err = p.payload("message.updated", rooms.ViewOf(c.Message, nil, conn.Language)); err != nil {
+			// An edit keeps the reactions (Me false: see Pusher.Reactions).
+			view, err := p.withCounts(ctx, rooms.ViewOf(c.Message, nil, conn.Language), counts)
+			if err != nil {
+				return nil, err
+			}
+			if b, err = p.payload("message.updated", view); err != nil {
 				return nil, err
 			}
 			payloads[conn.Language] = b

@@ -39,6 +39,9 @@ type Change struct {
 	// ChannelID and RoomID name the closed room (RoomClosed).
 	ChannelID string
 	RoomID    string
+	// Emoji are those whose count changed (ReactionCounted); Message then
+	// has only its ID and ChannelID.
+	Emoji []string
 }
 
 // changesView reports whether c changes a message some reader already
@@ -46,7 +49,9 @@ type Change struct {
 // (others, such as the sweep's bookkeeping, change no view).
 func (c Change) changesView() bool {
 	switch c.Kind {
-	case MessageEdited, MessageDeleted:
+	case MessageEdited, MessageDeleted, ReactionCounted:
+		// A reaction is logged too: a reconnecting reader's backfill then
+		// sends the message's state, with the reader's own reactions.
 		return true
 	case MessageChanged:
 		return !sameLanguages(c.Message.TranslatedLanguages, c.Before.TranslatedLanguages)
@@ -118,6 +123,11 @@ type Pusher struct {
 	// Metrics, when set, counts throttled, failed, handed-off and dropped
 	// sends.
 	Metrics Metrics
+	// Reactions reads reaction counts: the totals of reaction pushes, and
+	// the reactions of pushed views (Me false: a view is shared by the
+	// readers of a language, and clients keep their own Me from their
+	// actions); nil pushes no reactions.
+	Reactions ReactionCounter
 }
 
 // Defaults of a Pusher.
@@ -161,16 +171,25 @@ func (p *Pusher) PushAll(ctx context.Context, changes []Change) (int, error) {
 		return 0, fmt.Errorf("%w: not started", ErrUnfinished)
 	}
 	if p.Changes != nil {
+		logged := map[string]bool{} // a batch's reactions log their message once
 		for _, c := range changes {
-			if !c.changesView() {
+			if !c.changesView() || (c.Kind == ReactionCounted && logged[c.Message.ID]) {
 				continue
 			}
+			logged[c.Message.ID] = c.Kind == ReactionCounted
 			if err := p.Changes.LogChange(ctx, c.Message.ChannelID, c.Message.ID, p.Now().UTC()); err != nil {
 				return 0, err
 			}
 		}
 	}
 	audiences := map[string][]Connection{}
+	// A batch reads each message's reaction counts once (counts), and
+	// pushes each (message, emoji) whose count changed once, where the
+	// first record that changed it stands: a burst of 1,000 reactions in
+	// a batch is one push per emoji to each reader, of the total read then
+	// (which the later records' writes are already in).
+	counts := map[string]map[string]int{}
+	pushed := map[[2]string]bool{}
 	for i, c := range changes {
 		conns, read := audiences[c.channel()]
 		if !read {
@@ -183,7 +202,25 @@ func (p *Pusher) PushAll(ctx context.Context, changes []Change) (int, error) {
 			conns = p.entitled(ctx, conns)
 			audiences[c.channel()] = conns
 		}
-		if err := p.push(ctx, c, conns); err != nil {
+		if c.Kind == ReactionCounted {
+			for _, e := range c.Emoji {
+				if pushed[[2]string{c.Message.ID, e}] {
+					continue
+				}
+				one := c
+				one.Emoji = []string{e}
+				if c.Key != "" {
+					// Sent tells each emoji's sends apart.
+					one.Key = c.Key + "#" + e
+				}
+				if err := p.push(ctx, one, conns, counts); err != nil {
+					return i, err
+				}
+				pushed[[2]string{c.Message.ID, e}] = true
+			}
+			continue
+		}
+		if err := p.push(ctx, c, conns, counts); err != nil {
 			return i, err
 		}
 	}
@@ -200,7 +237,7 @@ func (p *Pusher) PushAll(ctx context.Context, changes []Change) (int, error) {
 // retry would push twice to the others). Errors: ErrUnfinished when the
 // stop time came first (nothing is lost: retry the change); those of the
 // store and translation reads, when nothing was sent.
-func (p *Pusher) push(ctx context.Context, c Change, conns []Connection) error {
+func (p *Pusher) push(ctx context.Context, c Change, conns []Connection, counts map[string]map[string]int) error {
 	stop, cut := p.stopTimes(ctx)
 	if !stop.IsZero() && !time.Now().Before(stop) {
 		return fmt.Errorf("%w: not started", ErrUnfinished)
@@ -209,8 +246,11 @@ func (p *Pusher) push(ctx context.Context, c Change, conns []Connection) error {
 		return nil
 	}
 	// Only connections not reading or sent c by their backfill
-	// (backfill.go) are pushed to.
-	conns = p.hold(ctx, c, conns)
+	// (backfill.go) are pushed to. A reaction's total is pushed to all:
+	// a backfill shows the counts it read, and the push the newer total.
+	if c.Kind != ReactionCounted {
+		conns = p.hold(ctx, c, conns)
+	}
 	var sends []send
 	var err error
 	switch c.Kind {
@@ -222,11 +262,15 @@ func (p *Pusher) push(ctx context.Context, c Change, conns []Connection) error {
 			}
 		}
 	case MessageStored, MessageChanged:
-		if sends, err = p.messageSends(ctx, c, conns); err != nil {
+		if sends, err = p.messageSends(ctx, c, conns, counts); err != nil {
 			return err
 		}
 	case MessageEdited:
-		if sends, err = p.editSends(c, conns); err != nil {
+		if sends, err = p.editSends(ctx, c, conns, counts); err != nil {
+			return err
+		}
+	case ReactionCounted:
+		if sends, err = p.reactionSends(ctx, c, conns, counts); err != nil {
 			return err
 		}
 	case MessageDeleted:
@@ -397,7 +441,7 @@ func (p *Pusher) logWarn(ctx context.Context, msg, connection string, err error)
 
 // messageSends are the pushes of a stored or changed message: one view per
 // reader language whose view is new.
-func (p *Pusher) messageSends(ctx context.Context, c Change, conns []Connection) ([]send, error) {
+func (p *Pusher) messageSends(ctx context.Context, c Change, conns []Connection, counts map[string]map[string]int) ([]send, error) {
 	m := c.Message
 	typ := "message"
 	if c.Kind == MessageChanged {
@@ -441,9 +485,13 @@ func (p *Pusher) messageSends(ctx context.Context, c Change, conns []Connection)
 		if l == "-" {
 			continue
 		}
+		var err error
 		view := rooms.ViewOf(m, trs[m.ID], tag)
 		if c.Kind == MessageChanged && !view.ShowsTranslation() {
 			continue // the translation is not readable yet: no update
+		}
+		if view, err = p.withCounts(ctx, view, counts); err != nil {
+			return nil, err
 		}
 		b, err := p.payload(typ, view)
 		if err != nil {

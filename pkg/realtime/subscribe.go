@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/chatbridge/chat/pkg/chat"
+	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
 )
 
@@ -75,6 +76,9 @@ type Subscriber struct {
 	Translations TranslationReader
 	Encode       func(chat.MessageView) ([]byte, error)
 	Cursor       func(c Connection, position string) string
+	// Reactions reads the backfilled messages' reactions as the
+	// connection's reader sees them; nil shows none.
+	Reactions rooms.ReactionReader
 }
 
 // ErrTooManyConnections answers a subscribe past MaxPerRoom or

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/chatbridge/chat/pkg/attachments"
@@ -225,7 +226,7 @@ func workspaceOf(c relaystore.Change) string {
 	switch c.Kind {
 	case relaystore.ChangeMessage, relaystore.ChangeTranslated, relaystore.ChangeEdited, relaystore.ChangeDeleted:
 		return c.Message.WorkspaceID
-	case relaystore.ChangeWebhookDisabled:
+	case relaystore.ChangeWebhookDisabled, relaystore.ChangeReaction:
 		return c.WorkspaceID
 	case relaystore.ChangeGuest:
 		return c.Guest.WorkspaceID
@@ -257,6 +258,8 @@ func (f *Fanout) events(ctx context.Context, e ChangeEntry, hs []events.Webhook)
 	}
 	var out []events.Event
 	switch c.Kind {
+	case relaystore.ChangeReaction:
+		return reactionEvents(e, hs), nil
 	case relaystore.ChangeMessage:
 		m := c.Message
 		if anyReceives(events.MessageCreated, hs) {
@@ -390,4 +393,32 @@ func (f *Fanout) editEvents(ctx context.Context, c relaystore.Change, hs []event
 		return append(out, mk(roomTyp, at, m.WorkspaceID, events.RoomDeleted{Room: room, Message: events.DeletedOf(m)}, key...)), nil
 	}
 	return append(out, mk(roomTyp, at, m.WorkspaceID, events.RoomMessage{Room: room, Message: f.message(m)}, key...)), nil
+}
+
+// reactionEvents are a reader item's change's events: one
+// message.reaction_added per emoji added and one message.reaction_removed
+// per emoji removed, for the outbound webhooks subscribed to them. An
+// event's id derives from the stream record (its sequence number), so a
+// retried or replayed record makes the same event again (the same id and
+// delivery ids, which the event store and receivers dedupe), and two
+// additions of one emoji at different times are two events.
+func reactionEvents(e ChangeEntry, hs []events.Webhook) []events.Event {
+	r := e.Change.Reaction
+	author := events.ReactionAuthor{Type: r.Author.Type, ID: r.Author.ID, Name: r.Author.Name}
+	if author.Type == "" || author.ID == "" {
+		author.Type, author.ID, _ = strings.Cut(r.Owner, ":")
+	}
+	var out []events.Event
+	add := func(t string, emoji []string) {
+		if !anyReceives(t, hs) {
+			return
+		}
+		for _, em := range emoji {
+			out = append(out, events.Event{ID: events.DeriveID(r.At, t, r.MessageID, r.Owner, em, e.ID), Type: t, WorkspaceID: r.WorkspaceID, CreatedAt: r.At,
+				Data: events.Reaction{MessageID: r.MessageID, ChannelID: r.ChannelID, Emoji: em, Author: author}})
+		}
+	}
+	add(events.MessageReactionAdded, r.Added)
+	add(events.MessageReactionRemoved, r.Removed)
+	return out
 }

@@ -174,6 +174,15 @@ func allStreamRecords(t *testing.T, w *world) events.DynamoDBEvent {
 			}
 			rec := events.DynamoDBEventRecord{EventName: string(r.EventName), EventSource: "aws:dynamodb",
 				Change: events.DynamoDBStreamRecord{SequenceNumber: aws.ToString(r.Dynamodb.SequenceNumber), NewImage: stacktest.LambdaImage(t, image)}}
+			if len(r.Dynamodb.OldImage) > 0 {
+				old := map[string]streamtypes.AttributeValue{}
+				for k, v := range r.Dynamodb.OldImage {
+					if _, ok := v.(*streamtypes.AttributeValueMemberL); !ok {
+						old[k] = v
+					}
+				}
+				rec.Change.OldImage = stacktest.LambdaImage(t, old)
+			}
 			if r.Dynamodb.ApproximateCreationDateTime != nil {
 				rec.Change.ApproximateCreationDateTime = events.SecondsEpochTime{Time: *r.Dynamodb.ApproximateCreationDateTime}
 			}

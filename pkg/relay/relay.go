@@ -122,6 +122,8 @@ func (r *Relay) Process(ctx context.Context, recs []dynamo.StreamRecord) []strin
 		if r.Events != nil {
 			if c, ok := relaystore.ChangeFromImage(rec.EventName, rec.Image); ok {
 				changes = append(changes, ChangeEntry{ID: rec.Seq, Change: c, At: rec.At})
+			} else if c, ok := relaystore.ReactionChangeOf(rec.EventName, rec.OldImage, rec.Image, rec.At); ok {
+				changes = append(changes, ChangeEntry{ID: rec.Seq, Change: c, At: rec.At})
 			}
 		}
 		m, ok := dynamo.MessageFromImage(rec.Image)

@@ -135,6 +135,9 @@ func (p *Poster) PostIn(ctx context.Context, s chat.GuestSession, room chat.Room
 // Lister lists a room's messages in a guest's language.
 type Lister struct {
 	Store MessageReader
+	// Reactions reads the page's reactions (one batch read when some
+	// message has any); nil shows none.
+	Reactions ReactionReader
 }
 
 // List returns up to limit messages of room's channel, newest first, after
@@ -144,7 +147,11 @@ type Lister struct {
 // translation per message, per 100 messages. Errors: those of
 // MessageReader.
 func (l *Lister) List(ctx context.Context, s chat.GuestSession, room chat.Room, after string, limit int) (chat.Page[chat.MessageView], error) {
-	return ReadChannel(ctx, l.Store, room.ChannelID, s.Guest.PreferredLanguage, after, limit)
+	page, err := ReadChannel(ctx, l.Store, room.ChannelID, s.Guest.PreferredLanguage, after, limit)
+	if err != nil {
+		return page, err
+	}
+	return page, WithReactions(ctx, l.Reactions, ReaderOwner(chat.AuthorGuest, s.Guest.ID), page.Items)
 }
 
 // ViewOf returns m as seen by a reader whose preferred language is tag,

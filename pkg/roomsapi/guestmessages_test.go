@@ -217,7 +217,7 @@ func TestPostGuestMessage(t *testing.T) {
 	}
 	want := fmt.Sprintf(`{"data":{"id":%q,"channel_id":%q,"author":{"type":"guest","id":%q,"name":"Ana","avatar_url":null},`+
 		`"content":"¿Hola, qué tal?","language":"es-MX","original_content":"¿Hola, qué tal?","original_language":"es-MX",`+
-		`"translated":false,"created_at":"2026-11-22T10:00:00Z","revision":1,"edited_at":null,"deleted":false,"attachments":[],"thread_id":null,"reply_count":0,"last_reply_at":null}}`, m.ID, gmChannel, gmGuest)
+		`"translated":false,"created_at":"2026-11-22T10:00:00Z","revision":1,"edited_at":null,"deleted":false,"attachments":[],"thread_id":null,"reply_count":0,"last_reply_at":null,"reactions":[]}}`, m.ID, gmChannel, gmGuest)
 	if got := strings.TrimSpace(rec.Body.String()); got != want {
 		t.Fatalf("body\n%s\nwant\n%s", got, want)
 	}
@@ -354,8 +354,8 @@ func TestListGuestMessagesViews(t *testing.T) {
 	}
 	var got []string
 	for _, v := range body.Data {
-		if len(v) != 16 {
-			t.Fatalf("view has fields %v, want exactly 16", v)
+		if len(v) != 17 {
+			t.Fatalf("view has fields %v, want exactly 17", v)
 		}
 		a := v["author"].(map[string]any)
 		got = append(got, fmt.Sprintf("%v|%v|%v|%v|%v|%v|%v|%v|%v|%v", v["id"], v["content"], v["language"], v["original_content"],

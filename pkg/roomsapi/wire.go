@@ -5,6 +5,7 @@ import (
 
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/dynamo/reactionstore"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
 	"github.com/chatbridge/chat/pkg/rooms"
 	"github.com/chatbridge/chat/pkg/workspaces"
@@ -26,7 +27,7 @@ func GuestMessages(a *app.App) (http.Handler, error) {
 		return nil, err
 	}
 	st := roomstore.New(a.DB, a.Table)
-	return GuestMessagesHandler(&rooms.GuestAuth{Sessions: st, Now: a.Now}, &rooms.Lister{Store: st}, codec, a.Renderer(0)), nil
+	return GuestMessagesHandler(&rooms.GuestAuth{Sessions: st, Now: a.Now}, &rooms.Lister{Store: st, Reactions: reactionstore.New(a.DB, a.Table)}, codec, a.Renderer(0)), nil
 }
 
 // PostGuestMessage builds PostGuestMessageFunction.

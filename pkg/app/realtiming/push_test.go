@@ -98,6 +98,14 @@ type client struct {
 	ws  *websocket.Conn
 	mu  sync.Mutex
 	ids []string
+	// reactions are the reaction pushes' data, in order.
+	reactions []reactionPush
+}
+
+type reactionPush struct {
+	MessageID string `json:"message_id"`
+	Emoji     string `json:"emoji"`
+	Count     int    `json:"count"`
 }
 
 func (c *client) got() []string {
@@ -163,6 +171,15 @@ func newPushRig(t *testing.T, cfg rigConfig) *pushRig {
 				if json.Unmarshal(b, &f) == nil && f.Type == "message" {
 					c.mu.Lock()
 					c.ids = append(c.ids, f.Data.ID)
+					c.mu.Unlock()
+				}
+				var rx struct {
+					Type string       `json:"type"`
+					Data reactionPush `json:"data"`
+				}
+				if json.Unmarshal(b, &rx) == nil && rx.Type == "reaction" {
+					c.mu.Lock()
+					c.reactions = append(c.reactions, rx.Data)
 					c.mu.Unlock()
 				}
 			}

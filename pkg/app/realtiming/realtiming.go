@@ -19,6 +19,7 @@ import (
 	"github.com/chatbridge/chat/pkg/awsenv"
 	"github.com/chatbridge/chat/pkg/cursor"
 	"github.com/chatbridge/chat/pkg/dynamo/connstore"
+	"github.com/chatbridge/chat/pkg/dynamo/reactionstore"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
 	"github.com/chatbridge/chat/pkg/realtime"
 	"github.com/chatbridge/chat/pkg/rooms"
@@ -53,6 +54,7 @@ func Route(a *app.App, sender *wsapi.Client) *wsapi.Route {
 		Translations: rs,
 		Encode:       a.Renderer(0).Encode,
 		Cursor:       backfillCursor(a),
+		Reactions:    reactionstore.New(a.DB, a.Table),
 	}, Typist: &realtime.Typist{Typing: st, Store: st, Sender: sender, Now: a.Now}}
 }
 
@@ -125,7 +127,7 @@ func pusher(a *app.App, sender realtime.Sender, fanoutQueue, function string) *r
 	}
 	p := &realtime.Pusher{
 		Store: st, Translations: rs, Sender: sender, Encode: a.Renderer(0).Encode, Now: a.Now,
-		Concurrency: n, Sent: &realtime.Sent{}, Changes: st,
+		Concurrency: n, Sent: &realtime.Sent{}, Changes: st, Reactions: reactionstore.New(a.DB, a.Table),
 	}
 	if fanoutQueue != "" {
 		p.Jobs = sqsqueue.New(sqs.NewFromConfig(a.AWS), fanoutQueue)

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/dynamo"
+	"github.com/chatbridge/chat/pkg/dynamo/reactionstore"
 	"github.com/chatbridge/chat/pkg/realtime"
 )
 
@@ -341,8 +342,12 @@ func (s *Store) Backfill(ctx context.Context, channelID, since string, max int) 
 }
 
 // RealtimeChange returns what a stream record means to the realtime push:
-// a message inserted or modified, or a room of a channel closed (its
-// channel's ROOM# item changing to closed). Other records give false.
+// a message inserted or modified, a room of a channel closed (its
+// channel's ROOM# item changing to closed), or a reaction count shard
+// changed (see reactionChange). Other records give false. A message's
+// MODIFY that changes neither its revision, its deletion nor its
+// translations (registering a reaction's emoji or shards, a thread's
+// reply count) is a MessageChanged that pushes nothing.
 func RealtimeChange(eventName string, oldImage, newImage map[string]types.AttributeValue) (realtime.Change, bool) {
 	pk, sk := dynamo.GetS(newImage, dynamo.AttrPK), dynamo.GetS(newImage, dynamo.AttrSK)
 	switch {
@@ -351,6 +356,8 @@ func RealtimeChange(eventName string, oldImage, newImage map[string]types.Attrib
 			return realtime.Change{}, false
 		}
 		return realtime.Change{Kind: realtime.RoomClosed, ChannelID: strings.TrimPrefix(pk, "CHAN#"), RoomID: strings.TrimPrefix(sk, "ROOM#")}, true
+	case strings.HasPrefix(pk, reactionShardPrefix):
+		return reactionChange(eventName, oldImage, newImage)
 	case eventName == "INSERT":
 		m, ok := dynamo.MessageFromImage(newImage)
 		return realtime.Change{Kind: realtime.MessageStored, Message: m}, ok
@@ -443,4 +450,51 @@ func (s *Store) Changed(ctx context.Context, channelID string, since time.Time, 
 		return out[:max], false, nil
 	}
 	return out, true, nil
+}
+
+// Reaction count shards (contract section 18): pk RXC#<message>#<k>, sk
+// C, a number attribute n:<emoji> per emoji (reactionstore's layout).
+const (
+	reactionShardPrefix = reactionstore.ShardPrefix
+	reactionCountPrefix = reactionstore.CountAttrPrefix
+)
+
+// reactionChange is a count shard's INSERT or MODIFY: a ReactionCounted
+// change naming the emoji whose n:<emoji> differs between the images, in
+// a stable order; false when none does, or the item has no ids.
+func reactionChange(eventName string, oldImage, newImage map[string]types.AttributeValue) (realtime.Change, bool) {
+	if eventName != "INSERT" && eventName != "MODIFY" {
+		return realtime.Change{}, false
+	}
+	id, channel := dynamo.GetS(newImage, "message_id"), dynamo.GetS(newImage, "channel_id")
+	if id == "" || channel == "" {
+		return realtime.Change{}, false
+	}
+	var changed []string
+	for name, v := range newImage {
+		if !strings.HasPrefix(name, reactionCountPrefix) {
+			continue
+		}
+		if old, ok := oldImage[name]; !ok || numberOf(old) != numberOf(v) {
+			changed = append(changed, strings.TrimPrefix(name, reactionCountPrefix))
+		}
+	}
+	for name := range oldImage {
+		if _, ok := newImage[name]; strings.HasPrefix(name, reactionCountPrefix) && !ok {
+			changed = append(changed, strings.TrimPrefix(name, reactionCountPrefix))
+		}
+	}
+	if len(changed) == 0 {
+		return realtime.Change{}, false
+	}
+	slices.Sort(changed)
+	return realtime.Change{Kind: realtime.ReactionCounted, Message: chat.Message{ID: id, ChannelID: channel}, Emoji: changed}, true
+}
+
+// numberOf is a number attribute's digits ("" for another type).
+func numberOf(v types.AttributeValue) string {
+	if n, ok := v.(*types.AttributeValueMemberN); ok {
+		return n.Value
+	}
+	return ""
 }

@@ -36,6 +36,8 @@ type Change struct {
 	Disabled    events.Disabled
 	WorkspaceID string
 	At          time.Time
+	// Reaction reports ChangeReaction (WorkspaceID is its workspace's).
+	Reaction Reaction
 }
 
 // ChangeFromImage reads a stream record's event name and new image, and

@@ -31,10 +31,11 @@ const ParkedRetention = 15 * 24 * time.Hour
 const parkShards = 16
 
 const (
-	attrParkedSeq   = "seq"
-	attrParkedEvent = "event_name"
-	attrParkedAt    = "at_ns"
-	attrParkedImage = "image"
+	attrParkedSeq      = "seq"
+	attrParkedEvent    = "event_name"
+	attrParkedAt       = "at_ns"
+	attrParkedImage    = "image"
+	attrParkedOldImage = "old_image"
 )
 
 // parkedPK is the partition of the record with sequence number seq.
@@ -67,6 +68,11 @@ func (s *Store) ParkStreamRecords(ctx context.Context, stream string, recs []dyn
 			dynamo.AttrPK: dynamo.Str(parkedPK(stream, r.Seq)), dynamo.AttrSK: dynamo.Str(parkedSK(r.Seq)), attrParkedSeq: dynamo.Str(r.Seq),
 			attrParkedEvent: dynamo.Str(r.EventName), attrParkedAt: dynamo.Num(r.At.UnixNano()),
 			attrParkedImage: &types.AttributeValueMemberM{Value: r.Image}, dynamo.AttrTTL: dynamo.Num(dynamo.Epoch(now.Add(ParkedRetention))),
+		}
+		// A reactions reader item's old image tells which emoji it lost
+		// (ReactionChangeOf); it is small, unlike a message's.
+		if len(r.OldImage) > 0 && strings.HasPrefix(dynamo.GetS(r.OldImage, dynamo.AttrPK), readerPrefix) {
+			item[attrParkedOldImage] = &types.AttributeValueMemberM{Value: r.OldImage}
 		}
 		reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
 	}
@@ -119,8 +125,12 @@ func (s *Store) parkedShard(ctx context.Context, pk, from, to string) ([]dynamo.
 			if !ok {
 				return nil, chat.Internal(fmt.Errorf("dynamo: parked stream record %s: no image", dynamo.GetS(it, dynamo.AttrSK)))
 			}
-			out = append(out, dynamo.StreamRecord{Seq: dynamo.GetS(it, attrParkedSeq), EventName: dynamo.GetS(it, attrParkedEvent),
-				At: time.Unix(0, dynamo.GetN(it, attrParkedAt)).UTC(), Image: image.Value})
+			rec := dynamo.StreamRecord{Seq: dynamo.GetS(it, attrParkedSeq), EventName: dynamo.GetS(it, attrParkedEvent),
+				At: time.Unix(0, dynamo.GetN(it, attrParkedAt)).UTC(), Image: image.Value}
+			if old, ok := it[attrParkedOldImage].(*types.AttributeValueMemberM); ok {
+				rec.OldImage = old.Value
+			}
+			out = append(out, rec)
 		}
 	}
 	return out, nil

@@ -48,7 +48,7 @@ func guestAuth(a *app.App) *rooms.GuestAuth {
 
 // EditGuestMessage builds EditGuestMessageFunction.
 func EditGuestMessage(a *app.App) (http.Handler, error) {
-	return EditGuestMessageHandler(guestAuth(a), editsapi.Editor(a), a.Renderer(0)), nil
+	return EditGuestMessageHandler(guestAuth(a), editsapi.ReactingEditor(a), a.Renderer(0)), nil
 }
 
 // DeleteGuestMessage builds DeleteGuestMessageFunction.

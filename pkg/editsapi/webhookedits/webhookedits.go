@@ -61,14 +61,15 @@ func webhookChange(c WebhookChanger, now chat.Clock, m awsenv.MetricRecorder, de
 }
 
 // changes is the inbound webhooks' edits and deletions, with the webhook
-// settings cache of a post (WEBHOOK_CACHE_TTL).
-func changes(a *app.App) (*inbound.Changes, error) {
+// settings cache of a post (WEBHOOK_CACHE_TTL); an edit's answer carries
+// the message's reactions with editor (editsapi.ReactingEditor).
+func changes(a *app.App, editor *edits.Service) (*inbound.Changes, error) {
 	ttl, err := app.WebhookCacheTTL()
 	if err != nil {
 		return nil, err
 	}
 	st := inboundstore.New(a.DB, a.Table)
-	return &inbound.Changes{Service: inboundapi.Service(a, ttl), Editor: botEditor{editsapi.Editor(a)}, Logs: st, Locator: st}, nil
+	return &inbound.Changes{Service: inboundapi.Service(a, ttl), Editor: botEditor{editor}, Logs: st, Locator: st}, nil
 }
 
 // botEditor is the editor as an inbound webhook uses it: the actor is the
@@ -89,7 +90,7 @@ func (b botEditor) DeleteAsWebhook(ctx context.Context, wh chat.InboundWebhook, 
 
 // EditWebhookMessage builds EditWebhookMessageFunction.
 func EditWebhookMessage(a *app.App) (http.Handler, error) {
-	c, err := changes(a)
+	c, err := changes(a, editsapi.ReactingEditor(a))
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +99,7 @@ func EditWebhookMessage(a *app.App) (http.Handler, error) {
 
 // DeleteWebhookMessage builds DeleteWebhookMessageFunction.
 func DeleteWebhookMessage(a *app.App) (http.Handler, error) {
-	c, err := changes(a)
+	c, err := changes(a, editsapi.Editor(a))
 	if err != nil {
 		return nil, err
 	}

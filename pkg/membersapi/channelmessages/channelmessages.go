@@ -11,6 +11,7 @@ import (
 	"github.com/chatbridge/chat/pkg/app"
 	"github.com/chatbridge/chat/pkg/chat"
 	"github.com/chatbridge/chat/pkg/cursor"
+	"github.com/chatbridge/chat/pkg/dynamo/reactionstore"
 	"github.com/chatbridge/chat/pkg/dynamo/roomstore"
 	"github.com/chatbridge/chat/pkg/httpapi"
 	"github.com/chatbridge/chat/pkg/members"
@@ -24,7 +25,7 @@ func ChannelMessages(a *app.App) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	svc := &members.Service{Messages: roomstore.New(a.DB, a.Table), IDs: a.IDs, Now: a.Now}
+	svc := &members.Service{Messages: roomstore.New(a.DB, a.Table), Reactions: reactionstore.New(a.DB, a.Table), IDs: a.IDs, Now: a.Now}
 	return ChannelMessagesHandler(a.Authenticator(), svc, codec, a.Renderer(0)), nil
 }
 
