@@ -10,6 +10,12 @@
   const status = $("status");
   const list = $("messages");
   const views = new Map(); // message id -> view: every message shows once, by id
+  // Threads and reactions (contract section 18): the main list holds roots
+  // only; replies (of any thread, as they are pushed or read) live here.
+  const replies = new Map(); // reply id -> view
+  const myReactions = new Map(); // message id -> Set of this guest's emoji
+  let thread = null; // the open thread: { root, cursor }
+  let picker = null; // the open reaction picker: { el, li, id }
   let token = null;
   let guestId = null;
   let socket = null;
@@ -84,6 +90,7 @@
   function newest() {
     let id = "";
     for (const k of views.keys()) if (k > id) id = k;
+    for (const k of replies.keys()) if (k > id) id = k;
     return id;
   }
 
@@ -118,10 +125,13 @@
           break;
         case "message":
         case "message.updated":
-          upsert(frame.data);
+          upsert(frame.data, "push");
           break;
         case "message.deleted":
-          if (frame.data && views.has(frame.data.id)) upsert(tombstone(views.get(frame.data.id)));
+          if (frame.data && held(frame.data.id)) upsert(tombstone(held(frame.data.id)), "push");
+          break;
+        case "reaction":
+          if (frame.data && frame.data.message_id && frame.data.emoji) reacted(frame.data.message_id, frame.data.emoji, frame.data.count, true);
           break;
         case "message.too_large":
           load();
@@ -165,6 +175,7 @@
   function reload() {
     views.clear();
     list.replaceChildren();
+    replies.clear();
     load();
   }
 
@@ -208,6 +219,9 @@
     $("content").disabled = true;
     $("send").disabled = true;
     $("attach").disabled = true;
+    $("thread-content").disabled = true;
+    $("thread-send").disabled = true;
+    closePicker(false);
     for (const item of pending) if (item.xhr) item.xhr.abort();
     say("Room closed.");
     n.setAttribute("tabindex", "-1");
@@ -216,18 +230,31 @@
 
   const atBottom = () => list.scrollHeight - list.scrollTop - list.clientHeight < 48;
 
-  function upsert(v) {
+  // held is the view of a message held, root or reply.
+  const held = (id) => views.get(id) || replies.get(id);
+
+  // upsert shows view v: a root in the main list (and the open thread's
+  // head), a reply in its open thread only (counted on its root). source
+  // is "push" for a realtime push (whose reactions' "me" is not this
+  // reader's), "own" for the answer to this guest's own post, else a read.
+  function upsert(v, source) {
+    const pushed = source === "push";
+    if (v.thread_id) { upsertReply(v, pushed, (pushed && live) || source === "own"); return; }
     // A view never goes back: not from deleted to shown, nor to an older
     // revision (a reload's page may cross a live push of a newer one).
-    const held = views.get(v.id);
-    if (held && !v.deleted && (held.deleted || (held.revision || 1) > (v.revision || 1))) return;
+    const had = views.get(v.id);
+    if (had && !v.deleted && (had.deleted || (had.revision || 1) > (v.revision || 1))) return;
+    adopt(v, had, pushed);
     views.set(v.id, v);
+    if (thread && thread.root === v.id) renderThreadRoot();
     let li = document.getElementById("m-" + v.id);
     let added = false;
     const stick = atBottom();
     if (!li) {
       li = document.createElement("li");
       li.id = "m-" + v.id;
+      li.className = "msg";
+      li.dataset.where = "main";
       // Keep the list oldest first by id (ULIDs sort by time).
       let before = null;
       for (let el = list.lastElementChild; el && el.id > li.id; el = el.previousElementSibling) before = el;
@@ -252,6 +279,7 @@
 
   function render(li, v) {
     const showOriginal = li.dataset.original === "true";
+    const focusKey = keyOfFocus(li);
     li.replaceChildren();
     li.setAttribute("lang", v.language || "");
     const mine = v.author && v.author.type === "guest" && v.author.id === guestId;
@@ -288,12 +316,14 @@
       const toggle = document.createElement("button");
       toggle.type = "button";
       toggle.className = "link";
+      toggle.dataset.key = "original";
       toggle.setAttribute("aria-pressed", String(showOriginal));
       toggle.textContent = showOriginal ? "Hide original" : "Show original";
       toggle.addEventListener("click", () => {
         li.dataset.original = String(!(li.dataset.original === "true"));
-        render(li, views.get(v.id));
-        li.querySelector("button.link").focus();
+        render(li, held(v.id));
+        const again = li.querySelector('[data-key="original"]');
+        if (again) again.focus();
       });
       li.append(label, toggle);
       if (showOriginal) {
@@ -304,10 +334,37 @@
         li.append(orig);
       }
     }
+    // Reactions, then (a root in the main list) its thread.
+    li.append(reactionRow(li, v));
+    if (picker && picker.li === li) {
+      if (v.deleted) closePicker(false);
+      else li.append(picker.el);
+    }
+    const err = Object.assign(document.createElement("p"), { className: "error react-error" });
+    err.setAttribute("role", "alert");
+    li.append(err);
+    if (!v.thread_id && li.dataset.where === "main") li.append(threadBar(v));
+    refocus(li, focusKey);
+  }
+
+  // keyOfFocus is the data-key of the control of el that has the focus,
+  // if any: a render puts the focus back on its new self (refocus).
+  function keyOfFocus(el) {
+    const a = document.activeElement;
+    return a && a !== el && el.contains(a) && a.dataset ? a.dataset.key || "" : "";
+  }
+
+  function refocus(el, key) {
+    if (!key) return;
+    const again = [...el.querySelectorAll("[data-key]")].find((e) => e.dataset.key === key);
+    if (again) again.focus();
   }
 
   // tombstone is what a deletion leaves of v: no text, in the page or in memory.
-  const tombstone = (v) => ({ id: v.id, channel_id: v.channel_id, author: v.author, created_at: v.created_at, deleted: true });
+  // A tombstone keeps its place in a thread: thread_id, reply_count and
+  // last_reply_at.
+  const tombstone = (v) => ({ id: v.id, channel_id: v.channel_id, author: v.author, created_at: v.created_at, deleted: true,
+    thread_id: v.thread_id || null, reply_count: v.reply_count || 0, last_reply_at: v.last_reply_at || null, reactions: [] });
 
   // A guest edits and deletes its own messages (contract section 13).
   function ownActions(li, v) {
@@ -326,7 +383,7 @@
       const cancel = Object.assign(document.createElement("button"), { type: "button", className: "link", textContent: "Cancel" });
       const err = Object.assign(document.createElement("span"), { className: "error" });
       err.setAttribute("role", "alert");
-      cancel.addEventListener("click", () => render(li, views.get(v.id)));
+      cancel.addEventListener("click", () => render(li, held(v.id)));
       form.addEventListener("submit", async (ev) => {
         ev.preventDefault();
         const r = await api("PATCH", "/messages/" + encodeURIComponent(v.id), { content: box.value }, String(v.revision || 1)).catch(() => ({ status: 0 }));
@@ -342,20 +399,431 @@
     });
     del.addEventListener("click", async () => {
       const r = await api("DELETE", "/messages/" + encodeURIComponent(v.id)).catch(() => ({ status: 0 }));
-      if (r.status === 204) upsert(tombstone(views.get(v.id)));
+      if (r.status === 204) upsert(tombstone(held(v.id)));
       else say("The message could not be deleted.");
     });
     bar.append(" ", edit, " ", del);
     return bar;
   }
 
+  // ---- Threads and reactions (contract section 18) ----
+
+  // adopt settles what v shows of its reactions and thread against what
+  // the page held (had): a reply count never goes down (deleted replies
+  // stay counted), and "me" comes from this guest's own reactions when v
+  // is a push (a push is the same for every reader), else from v.
+  function adopt(v, had, pushed) {
+    const rs = Array.isArray(v.reactions) ? v.reactions.filter((r) => r && r.emoji && r.count > 0) : [];
+    if (pushed) {
+      const set = myReactions.get(v.id);
+      v.reactions = rs.map((r) => ({ emoji: r.emoji, count: r.count, me: !!(set && set.has(r.emoji)) }));
+    } else {
+      myReactions.set(v.id, new Set(rs.filter((r) => r.me).map((r) => r.emoji)));
+      v.reactions = rs.map((r) => ({ emoji: r.emoji, count: r.count, me: !!r.me }));
+    }
+    if (had) {
+      if ((had.reply_count || 0) > (v.reply_count || 0)) v.reply_count = had.reply_count;
+      if (had.last_reply_at && (!v.last_reply_at || Date.parse(had.last_reply_at) > Date.parse(v.last_reply_at))) v.last_reply_at = had.last_reply_at;
+    }
+  }
+
+  function upsertReply(v, pushed, fresh) {
+    const had = replies.get(v.id);
+    if (had && !v.deleted && (had.deleted || (had.revision || 1) > (v.revision || 1))) return;
+    adopt(v, null, pushed);
+    replies.set(v.id, v);
+    if (!had) countReply(v, fresh);
+    if (thread && thread.root === v.thread_id) placeReply(v, !had);
+  }
+
+  // countReply adds reply v, seen for the first time, to its root's count,
+  // unless the root's view may have counted it already. Times are to the
+  // second: a reply read (a page of the thread, a reconnect's backfill) is
+  // new when it is later than the root's last_reply_at; one pushed live
+  // or posted here (fresh) also when it is of the same second.
+  function countReply(v, fresh) {
+    const root = views.get(v.thread_id);
+    if (!root) return;
+    const at = Date.parse(v.created_at);
+    const last = root.last_reply_at ? Date.parse(root.last_reply_at) : NaN;
+    if (!isNaN(last) && (fresh ? at < last : at <= last)) return;
+    root.reply_count = (root.reply_count || 0) + 1;
+    if (isNaN(last) || at > last) root.last_reply_at = v.created_at;
+    const li = document.getElementById("m-" + root.id);
+    if (li) {
+      const key = keyOfFocus(li);
+      const bar = li.querySelector(".thread-bar");
+      if (bar) bar.replaceWith(threadBar(root));
+      refocus(li, key);
+    }
+    if (thread && thread.root === root.id) renderThreadCount();
+    const mine = v.author && v.author.type === "guest" && v.author.id === guestId;
+    if (!mine) announce(replyCountText(root.reply_count) + " in the thread of " + nameOf(root));
+  }
+
+  const nameOf = (v) => v.author && v.author.type === "guest" && v.author.id === guestId ? "your message" : (v.author && v.author.name ? v.author.name : "someone") + "'s message";
+  const replyCountText = (n) => n === 1 ? "1 reply" : n + " replies";
+  const clock = (s) => { const d = new Date(s); return isNaN(d) ? "" : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }); };
+
+  // threadBar is a root's thread under it in the main list: its reply
+  // count, its last reply's time, and the button that opens it.
+  function threadBar(v) {
+    const bar = document.createElement("div");
+    bar.className = "thread-bar";
+    bar.setAttribute("aria-live", "off");
+    const n = v.reply_count || 0;
+    if (n > 0) {
+      const count = Object.assign(document.createElement("span"), { className: "reply-count", textContent: replyCountText(n) });
+      bar.append(count);
+      if (v.last_reply_at) {
+        const last = document.createElement("time");
+        last.className = "meta";
+        last.dateTime = v.last_reply_at;
+        last.textContent = "last reply " + clock(v.last_reply_at);
+        bar.append(" ", last);
+      }
+    }
+    if (n > 0 || !v.deleted) {
+      const open = Object.assign(document.createElement("button"), { type: "button", className: "thread-open", textContent: n > 0 ? "View thread" : "Reply" });
+      open.dataset.key = "thread";
+      open.setAttribute("aria-label", n > 0 ? "View thread, " + replyCountText(n) : "Reply in a thread");
+      open.setAttribute("aria-haspopup", "dialog");
+      open.addEventListener("click", () => openThread(v.id));
+      bar.append(open);
+    }
+    return bar;
+  }
+
+  async function openThread(id) {
+    if (!views.has(id)) return;
+    closePicker(false);
+    thread = { root: id, cursor: null };
+    $("thread-replies").replaceChildren();
+    $("thread-error").textContent = "";
+    $("thread-content").value = "";
+    renderThreadRoot();
+    $("thread").hidden = false;
+    app.classList.add("threaded");
+    overlay();
+    if ($("thread-content").disabled) $("thread-title").focus();
+    else $("thread-content").focus();
+    // The replies of this thread already held show at once; the first
+    // page (oldest first) follows.
+    for (const r of replies.values()) if (r.thread_id === id) placeReply(r, false);
+    await loadReplies(id, null);
+  }
+
+  function closeThread() {
+    if (!thread) return;
+    const id = thread.root;
+    closePicker(false);
+    thread = null;
+    $("thread").hidden = true;
+    app.classList.remove("threaded");
+    overlay();
+    $("thread-root").replaceChildren();
+    $("thread-replies").replaceChildren();
+    const back = document.querySelector("#m-" + id + ' [data-key="thread"]');
+    if (back) back.focus();
+    else list.focus();
+  }
+
+  async function loadReplies(id, cursor) {
+    const more = $("thread-more");
+    more.disabled = true;
+    const r = await api("GET", "/messages/" + encodeURIComponent(id) + "/replies?limit=50" + (cursor ? "&cursor=" + encodeURIComponent(cursor) : "")).catch(() => ({ status: 0 }));
+    more.disabled = false;
+    if (!thread || thread.root !== id) return;
+    if (r.status === 410) { end("This room has been closed. You can no longer read or post here."); return; }
+    if (r.status !== 200 || !r.data) { $("thread-error").textContent = firstError(r.data, "The replies could not be loaded."); return; }
+    for (const v of r.data.data || []) {
+      if (v.id === id) continue; // the root shows above
+      upsert(v.thread_id ? v : Object.assign({}, v, { thread_id: id }), "read");
+    }
+    thread.cursor = r.data.next_cursor || null;
+    more.hidden = !thread.cursor;
+  }
+
+  // On a narrow screen the thread covers the room: the room is inert
+  // behind it (and the panel modal) until it closes; on a wide one both
+  // stay usable side by side.
+  const narrow = window.matchMedia("(max-width: 59.99rem)");
+  function overlay() {
+    const over = !!thread && narrow.matches;
+    $("room").inert = over;
+    $("thread").setAttribute("aria-modal", String(over));
+  }
+  narrow.addEventListener("change", overlay);
+
+  $("thread-more").addEventListener("click", () => { if (thread && thread.cursor) loadReplies(thread.root, thread.cursor); });
+  $("thread-close").addEventListener("click", closeThread);
+  $("thread").addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape" && !ev.defaultPrevented) { ev.preventDefault(); closeThread(); }
+  });
+
+  function renderThreadRoot() {
+    const v = views.get(thread.root);
+    const box = $("thread-root");
+    let el = document.getElementById("t-" + v.id);
+    if (!el) {
+      el = document.createElement("div");
+      el.id = "t-" + v.id;
+      el.className = "msg root";
+      el.dataset.where = "thread";
+      box.replaceChildren(el);
+    }
+    render(el, v);
+    $("thread-title").textContent = "Thread: " + nameOf(v);
+    const gone = !!v.deleted || closed;
+    $("thread-content").disabled = gone;
+    $("thread-send").disabled = gone;
+    $("thread-content").placeholder = v.deleted ? "This message was deleted: no new replies." : "Reply";
+    renderThreadCount();
+  }
+
+  function renderThreadCount() {
+    const v = views.get(thread.root);
+    const n = (v && v.reply_count) || 0;
+    $("thread-count").textContent = n ? replyCountText(n) : "No replies yet.";
+  }
+
+  // placeReply shows reply v in the open thread, oldest first by id.
+  function placeReply(v, fresh) {
+    const ol = $("thread-replies");
+    const body = $("thread-body");
+    const stick = body.scrollHeight - body.scrollTop - body.clientHeight < 48;
+    let li = document.getElementById("t-" + v.id);
+    if (!li) {
+      li = document.createElement("li");
+      li.id = "t-" + v.id;
+      li.className = "msg";
+      li.dataset.where = "thread";
+      let before = null;
+      for (let el = ol.lastElementChild; el && el.id > li.id; el = el.previousElementSibling) before = el;
+      ol.insertBefore(li, before);
+    }
+    render(li, v);
+    const mine = v.author && v.author.type === "guest" && v.author.id === guestId;
+    if (fresh && (stick || mine)) body.scrollTop = body.scrollHeight;
+    if (fresh && !mine) announce("New reply from " + (v.author && v.author.name ? v.author.name : "someone"));
+  }
+
+  $("thread-content").addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); $("thread-post").requestSubmit(); }
+  });
+  $("thread-content").addEventListener("input", () => signalTyping($("thread-content")));
+
+  $("thread-post").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const err = $("thread-error");
+    err.textContent = "";
+    if (closed || !thread) return;
+    const root = thread.root;
+    const content = $("thread-content").value;
+    if (!content.trim()) { err.textContent = "Write a reply first."; return; }
+    $("thread-send").disabled = true;
+    const r = await api("POST", "/messages", { content, thread_id: root }).catch(() => ({ status: 0 }));
+    $("thread-send").disabled = closed || !thread;
+    if (r.status === 201) {
+      if (thread && thread.root === root) $("thread-content").value = "";
+      upsert(r.data.data, "own");
+      return;
+    }
+    if (r.status === 410) { end("This room has been closed. You can no longer read or post here."); return; }
+    if (r.status === 429) { err.textContent = "You are sending too fast. Try again in " + (r.retryAfter || "a few") + " seconds."; return; }
+    err.textContent = firstError(r.data, "The reply could not be sent. Please try again.");
+  });
+
+  // Reactions: a row of buttons under each message, one per emoji with
+  // its count (pressed when this guest reacted), and one to add another.
+  const commonEmoji = ["👍", "❤️", "😂", "🎉", "👀", "🚀", "✅", "🙏", "😮", "😢", "🔥", "👏"];
+
+  function reactionLabel(r) {
+    return "React with " + r.emoji + ", " + (r.count === 1 ? "1 reaction" : r.count + " reactions") + (r.me ? ", you reacted" : "");
+  }
+
+  function reactionRow(li, v) {
+    const row = document.createElement("div");
+    row.className = "reactions";
+    row.setAttribute("aria-live", "off");
+    if (v.deleted) { row.hidden = true; return row; }
+    row.setAttribute("role", "group");
+    row.setAttribute("aria-label", "Reactions");
+    for (const r of v.reactions || []) {
+      const b = Object.assign(document.createElement("button"), { type: "button", className: "reaction" });
+      b.dataset.key = "react:" + r.emoji;
+      b.dataset.emoji = r.emoji;
+      b.setAttribute("aria-pressed", String(!!r.me));
+      b.setAttribute("aria-label", reactionLabel(r));
+      b.append(Object.assign(document.createElement("span"), { className: "emoji", textContent: r.emoji }), " ",
+        Object.assign(document.createElement("span"), { className: "count", textContent: String(r.count) }));
+      b.addEventListener("click", () => react(li, v.id, r.emoji, !r.me));
+      row.append(b);
+    }
+    const add = Object.assign(document.createElement("button"), { type: "button", className: "add-reaction", textContent: "☺+" });
+    add.dataset.key = "add";
+    add.title = "Add reaction";
+    add.setAttribute("aria-label", "Add reaction");
+    add.setAttribute("aria-expanded", String(!!(picker && picker.li === li)));
+    add.addEventListener("click", () => {
+      if (picker && picker.li === li) closePicker(true);
+      else openPicker(li, v.id);
+    });
+    row.append(add);
+    return row;
+  }
+
+  // refreshReactions renders the reactions of message id anew, wherever it
+  // shows (the main list, the open thread), keeping the focus.
+  function refreshReactions(id) {
+    const v = held(id);
+    if (!v) return;
+    for (const el of [document.getElementById("m-" + id), document.getElementById("t-" + id)]) {
+      if (!el) continue;
+      const key = keyOfFocus(el);
+      const row = el.querySelector(".reactions");
+      if (row) row.replaceWith(reactionRow(el, v));
+      refocus(el, key);
+    }
+  }
+
+  function openPicker(li, id) {
+    closePicker(false);
+    const el = document.createElement("div");
+    el.className = "picker";
+    el.id = "picker";
+    el.setAttribute("role", "group");
+    el.setAttribute("aria-label", "Choose a reaction");
+    for (const e of commonEmoji) {
+      const b = Object.assign(document.createElement("button"), { type: "button", textContent: e });
+      b.dataset.key = "pick:" + e;
+      b.setAttribute("aria-label", "React with " + e);
+      b.addEventListener("click", () => {
+        const v = held(id);
+        const r = v && (v.reactions || []).find((x) => x.emoji === e);
+        closePicker(true);
+        if (!(r && r.me)) react(li, id, e, true);
+      });
+      el.append(b);
+    }
+    el.addEventListener("keydown", (ev) => {
+      const buttons = [...el.querySelectorAll("button")];
+      const at = buttons.indexOf(document.activeElement);
+      if (ev.key === "Escape") { ev.preventDefault(); ev.stopPropagation(); closePicker(true); }
+      else if (ev.key === "ArrowRight" || ev.key === "ArrowDown") { ev.preventDefault(); buttons[(at + 1) % buttons.length].focus(); }
+      else if (ev.key === "ArrowLeft" || ev.key === "ArrowUp") { ev.preventDefault(); buttons[(at - 1 + buttons.length) % buttons.length].focus(); }
+      else if (ev.key === "Home") { ev.preventDefault(); buttons[0].focus(); }
+      else if (ev.key === "End") { ev.preventDefault(); buttons[buttons.length - 1].focus(); }
+    });
+    picker = { el, li, id };
+    const row = li.querySelector(".reactions");
+    row.after(el);
+    const add = row.querySelector('[data-key="add"]');
+    add.setAttribute("aria-expanded", "true");
+    add.setAttribute("aria-controls", "picker");
+    el.querySelector("button").focus();
+  }
+
+  // closePicker closes the open picker; back puts the focus on the button
+  // that opened it.
+  function closePicker(back) {
+    if (!picker) return;
+    const { el, li } = picker;
+    picker = null;
+    el.remove();
+    const add = li.querySelector('.reactions [data-key="add"]');
+    if (add) {
+      add.setAttribute("aria-expanded", "false");
+      add.removeAttribute("aria-controls");
+      if (back) add.focus();
+    }
+  }
+
+  // A click elsewhere closes the picker.
+  document.addEventListener("click", (ev) => {
+    if (picker && !picker.el.contains(ev.target) && !picker.li.contains(ev.target)) closePicker(false);
+  });
+
+  // react adds (on) or removes this guest's reaction emoji to message id,
+  // shown in li; a refusal shows next to the message.
+  async function react(li, id, emoji, on) {
+    const err = li.querySelector(".react-error");
+    if (err) err.textContent = "";
+    if (closed) return;
+    const path = "/messages/" + encodeURIComponent(id) + "/reactions/" + encodeURIComponent(emoji);
+    const r = await api(on ? "PUT" : "DELETE", path).catch(() => ({ status: 0 }));
+    if (r.status === 200 || r.status === 201) {
+      const body = (r.data && r.data.data) || r.data || {};
+      mark(id, emoji, true);
+      reacted(id, body.emoji || emoji, typeof body.count === "number" ? body.count : null, false);
+      return;
+    }
+    if (r.status === 204) {
+      const v = held(id);
+      const had = v && (v.reactions || []).find((x) => x.emoji === emoji);
+      const wasMine = myReactions.get(id) && myReactions.get(id).has(emoji);
+      mark(id, emoji, false);
+      reacted(id, emoji, had ? (wasMine ? had.count - 1 : had.count) : 0, false);
+      return;
+    }
+    const code = r.data && r.data.errors && r.data.errors.code ? r.data.errors.code[0] : "";
+    if (code === "temporary_room_expired") { end("This room has been closed. You can no longer read or post here."); return; }
+    let why;
+    if (code === "message_deleted" || r.status === 410) why = "This message was deleted: it takes no reactions.";
+    else if (r.status === 404) why = "This message no longer exists.";
+    else if (r.status === 429) why = "You are reacting too fast. Try again in " + (r.retryAfter || "a few") + " seconds.";
+    else if (r.status === 422) why = firstError(r.data, "This reaction cannot be added.");
+    else why = firstError(r.data, "The reaction could not be " + (on ? "added" : "removed") + ". Please try again.");
+    const place = document.getElementById(li.id) || li;
+    const e2 = place.querySelector(".react-error");
+    if (e2) e2.textContent = why;
+  }
+
+  function mark(id, emoji, on) {
+    let set = myReactions.get(id);
+    if (!set) myReactions.set(id, (set = new Set()));
+    if (on) set.add(emoji);
+    else set.delete(emoji);
+  }
+
+  // reacted sets emoji's count on message id (null: keep it, at least 1)
+  // and shows it; a count of 0 removes its button. A push's change is
+  // announced (politely, gathered).
+  function reacted(id, emoji, count, pushed) {
+    const v = held(id);
+    if (!v || v.deleted) return;
+    const rs = v.reactions || (v.reactions = []);
+    const me = !!(myReactions.get(id) && myReactions.get(id).has(emoji));
+    const at = rs.findIndex((r) => r.emoji === emoji);
+    if (count === null) count = at >= 0 ? Math.max(rs[at].count, 1) : 1;
+    if (count <= 0) { if (at >= 0) rs.splice(at, 1); }
+    else if (at >= 0) { rs[at].count = count; rs[at].me = me; }
+    else rs.push({ emoji, count, me });
+    refreshReactions(id);
+    if (pushed) announce(count > 0 ? emoji + " " + count + " on " + nameOf(v) : emoji + " removed from " + nameOf(v));
+  }
+
+  // announce tells screen readers of live changes, gathered for a second
+  // so that a burst is one announcement.
+  let heard = [];
+  let announceTimer = null;
+  function announce(text) {
+    heard.push(text);
+    clearTimeout(announceTimer);
+    announceTimer = setTimeout(() => {
+      $("announce").textContent = heard.slice(-3).join(". ");
+      heard = [];
+    }, 1000);
+  }
+
   // Typing: at most one signal every 3 s, only while live.
-  $("content").addEventListener("input", () => {
+  function signalTyping(box) {
     const now = Date.now();
-    if (!live || now - lastTyping < 3000 || !$("content").value.trim()) return;
+    if (!live || now - lastTyping < 3000 || !box.value.trim()) return;
     lastTyping = now;
     socket.send('{"action":"typing"}');
-  });
+  }
+  $("content").addEventListener("input", () => signalTyping($("content")));
 
   $("content").addEventListener("keydown", (ev) => {
     if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); $("post").requestSubmit(); }

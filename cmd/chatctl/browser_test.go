@@ -36,6 +36,9 @@ type browser struct {
 	foreign []string
 	// problems are script exceptions and Content-Security-Policy reports.
 	problems []string
+	// consoleErrors are the console's errors (console.error, a failed
+	// request): checkConsole fails a test that expects none.
+	consoleErrors []string
 }
 
 func newBrowser(t *testing.T, origin string) *browser {
@@ -138,6 +141,17 @@ func (b *browser) tab(width, height int64) context.Context {
 			if e.Entry.Source == cdplog.SourceSecurity || strings.Contains(e.Entry.Text, "Content Security Policy") {
 				b.problem("CSP: " + e.Entry.Text)
 			}
+			if e.Entry.Level == cdplog.LevelError {
+				b.consoleError(string(e.Entry.Source) + ": " + e.Entry.Text + " " + e.Entry.URL)
+			}
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError {
+				var args []string
+				for _, a := range e.Args {
+					args = append(args, string(a.Value)+a.Description)
+				}
+				b.consoleError("console.error: " + strings.Join(args, " "))
+			}
 		}
 	})
 	if err := chromedp.Run(ctx, network.Enable(), fetch.Enable(), cdplog.Enable(), runtime.Enable(), chromedp.EmulateViewport(width, height)); err != nil {
@@ -150,6 +164,22 @@ func (b *browser) problem(p string) {
 	b.mu.Lock()
 	b.problems = append(b.problems, p)
 	b.mu.Unlock()
+}
+
+func (b *browser) consoleError(p string) {
+	b.mu.Lock()
+	b.consoleErrors = append(b.consoleErrors, p)
+	b.mu.Unlock()
+}
+
+// checkConsole fails the test if a page logged an error to its console.
+func (b *browser) checkConsole() {
+	b.t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.consoleErrors) > 0 {
+		b.t.Fatalf("the pages logged errors: %v", b.consoleErrors)
+	}
 }
 
 func (b *browser) check() {
