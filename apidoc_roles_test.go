@@ -141,7 +141,7 @@ func TestAPIDocAdminMarksAreTheCode(t *testing.T) {
 	}
 	unknown := chat.NewIDs().New(time.Now())
 	values := map[string]string{"workspace_id": ws.ID, "channel_id": ws.TemporaryRooms[0].ChannelID, "room_id": ws.TemporaryRooms[0].RoomID,
-		"webhook": ws.InboundWebhooks[0].ID, "delivery_id": unknown, "message_id": unknown}
+		"webhook": ws.InboundWebhooks[0].ID, "delivery_id": unknown, "message_id": unknown, "emoji": "%F0%9F%91%8D"}
 	call := func(rt httpapi.Route, token string) (int, string) {
 		path := pathParam.ReplaceAllStringFunc(rt.Path, func(p string) string {
 			name := strings.Trim(p, "{}")

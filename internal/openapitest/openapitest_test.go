@@ -24,7 +24,7 @@ const (
 	outboundItem = `{"id":"01JD9N15ZC4S8J4D3B1YQ7T0WD","workspace_id":"` + ws + `","name":"Deploy","url":"https://example.com/h",` +
 		`"events":["message.created"],"active":true,"disabled_reason":null,"rate_limit":null,"created_at":"2026-11-01T09:00:00Z","updated_at":"2026-11-01T09:00:00Z"}`
 	accepted = `{"data":{"id":"01JDZ8Y7K3Q4W5E6R7T8Y9A0M4","workspace_id":"` + ws + `","channel_id":"01JD9N0Z50BAKDWE0FBRMSFD5P",` +
-		`"content":"hi","skip_translation":false,"author":{"type":"bot","name":"CI Bot","avatar_url":null},"status":"queued","created_at":"2026-11-22T10:00:00Z","attachments":[]}}`
+		`"content":"hi","skip_translation":false,"author":{"type":"bot","name":"CI Bot","avatar_url":null},"status":"queued","created_at":"2026-11-22T10:00:00Z","attachments":[],"thread_id":null}}`
 	unauthenticated = `{"message":"Unauthenticated."}`
 )
 
